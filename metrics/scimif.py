@@ -1,0 +1,128 @@
+"""SciMIF scoring: per-sample constraint verdicts and the CSR / ISR / DRFR formulas.
+
+Formulas (spec ``scimif.md``), for samples i with scored constraint scores s_ij in [0, 1]:
+
+* CSR  = mean over samples of (sum_j s_ij / n_i)                       (macro)
+* ISR  = mean over samples of [all s_ij == 1]
+* DRFR = sum_i sum_j s_ij / sum_i n_i                                  (micro: ratio of sums)
+
+Unscored constraints (unknown name, no checker yet, no judge, a checker that crashed) are
+left out of every sum and counted on their own. A sample with no scored constraint at all
+has no CSR / ISR value: it is left out of those means (and counted in ``unscored``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sci_tasks.metrics.constraints.registry import CheckInput, ConstraintResult, evaluate
+
+Scores = Sequence[float | None]  # one sample's constraint scores, None = unscored
+
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+
+
+def final_output(response: str) -> str:
+    """The part of a response that is scored: reasoning-model ``<think>`` blocks removed."""
+    text = _THINK.sub("", response or "")
+    close = text.lower().rfind("</think>")  # an unopened closing tag: keep what follows it
+    return (text[close + len("</think>") :] if close >= 0 else text).strip()
+
+
+def score_sample(doc: dict[str, Any], response: str) -> list[ConstraintResult]:
+    """Every constraint of ``doc['instruction_list']`` scored against ``response``."""
+    text = final_output(response)
+    return [
+        evaluate(
+            item["instruction_name"],
+            CheckInput(text, item.get("required_parameters"), doc.get("edit_question") or ""),
+        )
+        for item in doc["instruction_list"]
+    ]
+
+
+# --- per-sample values ----------------------------------------------------------------
+
+
+def sample_csr(scores: Scores) -> float | None:
+    scored = [s for s in scores if s is not None]
+    return sum(scored) / len(scored) if scored else None
+
+
+def sample_isr(scores: Scores) -> float | None:
+    scored = [s for s in scores if s is not None]
+    return float(all(s == 1.0 for s in scored)) if scored else None
+
+
+# --- corpus-level formulas (lists of per-sample scores) ----------------------------------
+
+
+def csr(samples: Iterable[Scores]) -> float:
+    return _mean(sample_csr(s) for s in samples)
+
+
+def isr(samples: Iterable[Scores]) -> float:
+    return _mean(sample_isr(s) for s in samples)
+
+
+def drfr(samples: Iterable[Scores]) -> float:
+    return ratio_of_sums(_drfr_parts(s) for s in samples)
+
+
+def _drfr_parts(scores: Scores) -> dict[str, float]:
+    scored = [s for s in scores if s is not None]
+    return {"satisfied": float(sum(scored)), "scored": len(scored)}
+
+
+# --- lm-eval hooks -----------------------------------------------------------------------
+
+
+def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
+    """Per-sample values for lm-eval; the constraint verdicts ride along in ``drfr`` so
+    that ``--log_samples`` shows, for each constraint, its score and reason."""
+    verdicts = score_sample(doc, results[0])
+    scores = [v.score for v in verdicts]
+    unscored = sum(s is None for s in scores)
+    return {
+        "csr": sample_csr(scores),
+        "isr": sample_isr(scores),
+        "drfr": {**_drfr_parts(scores), "constraints": [v.as_dict() for v in verdicts]},
+        "unscored": unscored,
+        "unscored_rate": {"unscored": unscored, "total": len(scores)},
+        "bundled_samples": float(bool(doc.get("bundled_sample"))),
+    }
+
+
+def mean_of_scored(values: Iterable[float | None]) -> float:
+    """Aggregation for csr / isr: mean over samples that have a value."""
+    return _mean(values)
+
+
+def ratio_of_sums(parts: Iterable[dict[str, Any]]) -> float:
+    """Aggregation for drfr: total satisfied over total scored constraints."""
+    satisfied = scored = 0.0
+    for p in parts:
+        satisfied += p["satisfied"]
+        scored += p["scored"]
+    return satisfied / scored if scored else math.nan
+
+
+def total(values: Iterable[float]) -> float:
+    return float(sum(values))
+
+
+def unscored_rate(parts: Iterable[dict[str, int]]) -> float:
+    unscored = count = 0
+    for p in parts:
+        unscored += p["unscored"]
+        count += p["total"]
+    return unscored / count if count else math.nan
+
+
+def _mean(values: Iterable[float | None]) -> float:
+    kept = [v for v in values if v is not None]
+    # NaN, not 0: "nothing could be scored" must not read as "everything failed".
+    return sum(kept) / len(kept) if kept else math.nan

@@ -1,0 +1,1 @@
+"""Functions that lm-eval task YAMLs reference with ``!function sci_tasks.hooks.<module>.<fn>``."""

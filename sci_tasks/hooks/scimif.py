@@ -1,0 +1,18 @@
+"""lm-eval glue for SciMIF: prompt and images. Data: ``sci_tasks.data.scimif``; scoring:
+``sci_tasks.metrics.scimif``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PIL import Image
+
+from sci_tasks.prompts import render
+
+
+def doc_to_text(doc: dict[str, Any]) -> str:
+    return render("scimif.jinja", doc)
+
+
+def doc_to_image(doc: dict[str, Any]) -> list[Image.Image]:
+    return [Image.open(path).convert("RGB") for path in doc["images"]]

@@ -1,0 +1,24 @@
+"""Render the Jinja prompt templates shipped under ``templates/`` (``sci_tasks.templates``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from importlib.resources import files
+from typing import Any
+
+import jinja2
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(files("sci_tasks.templates"))),
+        undefined=jinja2.StrictUndefined,  # a field missing from a record is an error, not ""
+        keep_trailing_newline=False,
+        autoescape=False,
+    )
+
+
+def render(template: str, context: Mapping[str, Any]) -> str:
+    return environment().get_template(template).render(**context)
