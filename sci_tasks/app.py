@@ -63,6 +63,7 @@ def evaluate(cfg: DictConfig, output_dir: Path) -> dict[str, Any]:
         model_args=model_args,
         tasks=list(cfg.tasks.names),
         batch_size=model.get("batch_size", 1),
+        device=model.get("device"),
         limit=cfg.get("limit"),
         gen_kwargs=gen_kwargs or None,
         apply_chat_template=bool(model.get("apply_chat_template", False)),

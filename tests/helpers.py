@@ -56,3 +56,14 @@ GEO_RECORDS = [
 ]
 
 
+
+
+def console_script(name: str) -> str:
+    """A console script of this environment (next to the running interpreter, else on PATH)."""
+    import shutil
+    import sys
+
+    local = Path(sys.executable).parent / name
+    found = str(local) if local.exists() else shutil.which(name)
+    assert found, f"{name} is not installed in this environment"
+    return found

