@@ -18,7 +18,9 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from sci_tasks.metrics import judge as judges
 from sci_tasks.metrics.constraints.registry import CheckInput, ConstraintResult, evaluate
+from sci_tasks.metrics.judge import JudgeClient
 
 Scores = Sequence[float | None]  # one sample's constraint scores, None = unscored
 
@@ -32,16 +34,21 @@ def final_output(response: str) -> str:
     return (text[close + len("</think>") :] if close >= 0 else text).strip()
 
 
-def score_sample(doc: dict[str, Any], response: str) -> list[ConstraintResult]:
-    """Every constraint of ``doc['instruction_list']`` scored against ``response``."""
+def check_inputs(doc: dict[str, Any], response: str) -> list[tuple[str, CheckInput]]:
+    """(constraint name as written, checker input) for every scored constraint of ``doc``."""
     text = final_output(response)
+    question = doc.get("edit_question") or ""
     return [
-        evaluate(
-            item["instruction_name"],
-            CheckInput(text, item.get("required_parameters"), doc.get("edit_question") or ""),
-        )
+        (item["instruction_name"], CheckInput(text, item.get("required_parameters"), question))
         for item in doc["instruction_list"]
     ]
+
+
+def score_sample(
+    doc: dict[str, Any], response: str, judge: JudgeClient | None = None
+) -> list[ConstraintResult]:
+    """Every constraint of ``doc['instruction_list']`` scored against ``response``."""
+    return [evaluate(name, inp, judge) for name, inp in check_inputs(doc, response)]
 
 
 # --- per-sample values ----------------------------------------------------------------
@@ -83,7 +90,7 @@ def _drfr_parts(scores: Scores) -> dict[str, float]:
 def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
     """Per-sample values for lm-eval; the constraint verdicts ride along in ``drfr`` so
     that ``--log_samples`` shows, for each constraint, its score and reason."""
-    verdicts = score_sample(doc, results[0])
+    verdicts = score_sample(doc, results[0], judges.active())
     scores = [v.score for v in verdicts]
     unscored = sum(s is None for s in scores)
     return {

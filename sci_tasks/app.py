@@ -21,6 +21,8 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 import sci_tasks
+from sci_tasks.metrics import judge as judges
+from sci_tasks.score import judge_config
 
 log = logging.getLogger("sci_tasks.app")
 
@@ -57,6 +59,7 @@ def evaluate(cfg: DictConfig, output_dir: Path) -> dict[str, Any]:
     gen_kwargs = OmegaConf.to_container(model.get("gen_kwargs") or {}, resolve=True)
     assert isinstance(gen_kwargs, dict)
 
+    judges.configure(judge_config(cfg))
     tracker = EvaluationTracker(output_path=str(output_dir))
     results = simple_evaluate(
         model=model.backend,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from functools import lru_cache
 from importlib.resources import files
@@ -22,3 +23,11 @@ def environment() -> jinja2.Environment:
 
 def render(template: str, context: Mapping[str, Any]) -> str:
     return environment().get_template(template).render(**context)
+
+
+@lru_cache(maxsize=64)
+def version(template: str) -> str:
+    """``<template>@<hash of its source>``: recorded with every judge verdict, so a changed
+    prompt can never pass for the old one."""
+    source, _, _ = environment().loader.get_source(environment(), template)  # type: ignore[union-attr]
+    return f"{template}@{hashlib.sha256(source.encode()).hexdigest()[:10]}"

@@ -49,11 +49,12 @@ def test_names_outside_the_catalogue() -> None:
     assert registry.resolve("chemistry_entity_option_constraint") is None
 
 
-def test_every_general_rule_constraint_has_a_checker() -> None:
+def test_every_general_constraint_has_a_checker_of_its_kind() -> None:
     checkers = registry.registered()
-    general = [c for c in registry.CONSTRAINTS.values() if c.domain == "general"]
-    for c in general:
-        assert (c.name in checkers) == (c.kind is Kind.RULE), c.name
+    for c in registry.CONSTRAINTS.values():
+        if c.domain == "general" or c.kind is Kind.JUDGE:
+            assert c.name in checkers, c.name
+            assert isinstance(checkers[c.name], registry.JudgedCheck) == (c.kind is Kind.JUDGE)
 
 
 def test_unknown_and_unchecked_constraints_are_unscored_by_name() -> None:
@@ -64,6 +65,9 @@ def test_unknown_and_unchecked_constraints_are_unscored_by_name() -> None:
     judged = registry.evaluate("general_number_response", inp)
     assert judged.score is None and judged.group == "Number"
     assert "no LLM judge is configured" in judged.reason
+    unchecked = registry.evaluate("chemistry_atom_count_constraint", inp)
+    assert unchecked.score is None
+    assert unchecked.reason == "no checker yet for chemistry_atom_count_constraint (rdkit)"
 
 
 def test_register_refuses_names_outside_the_catalogue_and_duplicates() -> None:

@@ -11,10 +11,12 @@ crash in one checker never aborts a run.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
+from sci_tasks.metrics.judge import JudgeClient, JudgeRequest
 from sci_tasks.metrics.verdict import Verdict
 
 
@@ -52,6 +54,15 @@ class CheckInput:
 
 
 Checker = Callable[[CheckInput], Verdict]
+
+
+@dataclass(frozen=True)
+class JudgedCheck:
+    """A judge-decided constraint: ``build`` turns the input into a judge request (or decides
+    alone, returning a Verdict, when a rule suffices); ``decide`` reads the judge's answer."""
+
+    build: Callable[[CheckInput], JudgeRequest | Verdict]
+    decide: Callable[[Mapping[str, Any], CheckInput], Verdict]
 
 G, K = Group, Kind
 # (canonical name, group, kind). The 42 constraints of the catalogue, in its order.
@@ -133,6 +144,7 @@ class ConstraintResult:
     domain: str | None
     score: float | None
     reason: str
+    judge: str | None = None  # "<judge model> / <prompt version>" when a judge decided
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -142,6 +154,7 @@ class ConstraintResult:
             "domain": self.domain,
             "score": self.score,
             "reason": self.reason,
+            "judge": self.judge,
         }
 
 
@@ -150,6 +163,7 @@ CONSTRAINTS: dict[str, Constraint] = {
 } | {name: Constraint(name, group, kind, in_catalogue=False) for name, group, kind in EXTRA}
 
 _CHECKERS: dict[str, Checker] = {}
+_JUDGED: dict[str, JudgedCheck] = {}
 
 
 def canonical_name(name: str) -> str:
@@ -179,21 +193,32 @@ def register(name: str) -> Callable[[Checker], Checker]:
     return attach
 
 
-def checker_for(name: str) -> Checker | None:
-    _load_checkers()
-    constraint = resolve(name)
-    return _CHECKERS.get(constraint.name) if constraint else None
+def register_judged(name: str, check: JudgedCheck) -> None:
+    """Attach a judge-decided check to catalogue (or extra) constraint ``name``."""
+    if name not in CONSTRAINTS:
+        raise KeyError(f"{name!r} is not a constraint of the catalogue")
+    if name in _JUDGED or name in _CHECKERS:
+        raise KeyError(f"{name!r} already has a checker")
+    _JUDGED[name] = check
 
 
-def evaluate(name: str, inp: CheckInput) -> ConstraintResult:
-    """Score one constraint. Never raises: every failure is an unscored verdict with a reason."""
+def evaluate(name: str, inp: CheckInput, judge: JudgeClient | None = None) -> ConstraintResult:
+    """Score one constraint. Never raises: every failure is an unscored verdict with a reason.
+
+    ``judge`` decides judge-scored constraints; without one they are unscored."""
     _load_checkers()
     constraint = resolve(name)
     if constraint is None:
         return ConstraintResult(
             str(name), None, None, None, None, f"unknown constraint {name!r}: not in the catalogue"
         )
-    verdict = _run(constraint, inp)
+    provenance: list[str] = []
+    try:
+        verdict = _run(constraint, inp, judge, provenance)
+    except Exception as exc:  # noqa: BLE001 - the registry boundary: report, never abort
+        verdict = Verdict.unscored(f"checker {constraint.name} raised {type(exc).__name__}: {exc}")
+    if not isinstance(verdict, Verdict):
+        verdict = Verdict.unscored(f"checker {constraint.name} returned {type(verdict).__name__}")
     return ConstraintResult(
         str(name),
         constraint.name,
@@ -201,22 +226,31 @@ def evaluate(name: str, inp: CheckInput) -> ConstraintResult:
         constraint.domain,
         verdict.score,
         verdict.reason,
+        provenance[0] if provenance else None,
     )
 
 
-def _run(constraint: Constraint, inp: CheckInput) -> Verdict:
+def _run(
+    constraint: Constraint, inp: CheckInput, judge: JudgeClient | None, provenance: list[str]
+) -> Verdict:
     fn = _CHECKERS.get(constraint.name)
-    if fn is None and constraint.kind is Kind.JUDGE:
-        return Verdict.unscored(f"{constraint.name} is judge-scored and no LLM judge is configured")
-    if fn is None:
+    if fn is not None:
+        return fn(inp)
+    check = _JUDGED.get(constraint.name)
+    if check is None:
+        if constraint.kind is Kind.JUDGE:
+            return Verdict.unscored(f"{constraint.name} is judge-scored and has no judged check yet")
         return Verdict.unscored(f"no checker yet for {constraint.name} ({constraint.kind.value})")
-    try:
-        verdict = fn(inp)
-    except Exception as exc:  # noqa: BLE001 - the registry boundary: report, never abort
-        return Verdict.unscored(f"checker {constraint.name} raised {type(exc).__name__}: {exc}")
-    if not isinstance(verdict, Verdict):
-        return Verdict.unscored(f"checker {constraint.name} returned {type(verdict).__name__}")
-    return verdict
+    request = check.build(inp)
+    if isinstance(request, Verdict):  # a rule decided without the judge
+        return request
+    if judge is None:
+        return Verdict.unscored(f"{constraint.name} is judge-scored and no LLM judge is configured")
+    reply = judge.ask(request)
+    provenance.append(reply.provenance)
+    if reply.data is None:
+        return Verdict.unscored(f"judge {reply.model}: {reply.error}")
+    return check.decide(reply.data, inp)
 
 
 _loaded = False
@@ -226,11 +260,12 @@ def _load_checkers() -> None:
     """Import the checker modules once; each fills the registry through ``@register``."""
     global _loaded
     if not _loaded:
-        from sci_tasks.metrics.constraints import general  # noqa: F401
+        from sci_tasks.metrics.constraints import general, judged  # noqa: F401
 
         _loaded = True
 
 
-def registered() -> dict[str, Checker]:
+def registered() -> dict[str, Checker | JudgedCheck]:
+    """Every constraint that has a checker (rule or judged), by canonical name."""
     _load_checkers()
-    return dict(_CHECKERS)
+    return {**_CHECKERS, **_JUDGED}

@@ -1,5 +1,5 @@
-"""lm-eval glue for SciMIF: prompt and images. Data: ``sci_tasks.data.scimif``; scoring:
-``sci_tasks.metrics.scimif``."""
+"""lm-eval glue for SciMIF: data hook, prompt and images. Loading: ``sci_tasks.data.scimif``;
+scoring: ``sci_tasks.metrics.scimif``."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from typing import Any
 
 from PIL import Image
 
+from sci_tasks.data.scimif import load_for_lm_eval
+from sci_tasks.metrics.judge import configure_from_metadata
 from sci_tasks.prompts import render
 
 
@@ -16,3 +18,10 @@ def doc_to_text(doc: dict[str, Any]) -> str:
 
 def doc_to_image(doc: dict[str, Any]) -> list[Image.Image]:
     return [Image.open(path).convert("RGB") for path in doc["images"]]
+
+
+def load(discipline: str, **metadata: Any) -> Any:
+    """``custom_dataset``: lm-eval passes ``--metadata`` here, the one hook that sees it, so
+    the per-run judge settings (``{"judge": {...}}``) are taken up here too."""
+    configure_from_metadata(metadata)
+    return load_for_lm_eval(discipline, **metadata)

@@ -1,0 +1,73 @@
+"""SciMIF constraints decided by an LLM judge (through the one judge client).
+
+A rule runs first where it can decide alone (an empty response meets no procedure), so the
+judge is only asked when it is needed. Prompts are Jinja templates under templates/judge/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sci_tasks.metrics.constraints.registry import CONSTRAINTS, CheckInput, JudgedCheck, register_judged
+from sci_tasks.metrics.judge import JudgeRequest
+from sci_tasks.metrics.verdict import Verdict
+from sci_tasks.prompts import render, version
+
+STEPS_TEMPLATE = "judge/scimif_steps.jinja"
+STEPS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "required_steps": {"type": "integer", "minimum": 1},
+        "matched_steps": {"type": "integer", "minimum": 0},
+        "reason": {"type": "string"},
+    },
+    "required": ["required_steps", "matched_steps", "reason"],
+    "additionalProperties": False,
+}
+
+NUMBER_TEMPLATE = "judge/scimif_number_response.jinja"
+NUMBER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "required": {"type": "integer", "minimum": 1},
+        "distinct": {"type": "integer", "minimum": 0},
+        "reason": {"type": "string"},
+    },
+    "required": ["required", "distinct", "reason"],
+    "additionalProperties": False,
+}
+
+
+def _request(template: str, schema: dict[str, Any], inp: CheckInput) -> JudgeRequest | Verdict:
+    if not inp.response.strip():
+        return Verdict.failed("empty response")
+    context = {"question": inp.question, "parameters": inp.parameters, "response": inp.response}
+    return JudgeRequest(render(template, context), schema, version(template))
+
+
+def steps_request(inp: CheckInput) -> JudgeRequest | Verdict:
+    return _request(STEPS_TEMPLATE, STEPS_SCHEMA, inp)
+
+
+def steps_verdict(data: Mapping[str, Any], inp: CheckInput) -> Verdict:
+    required, matched = int(data["required_steps"]), int(data["matched_steps"])
+    if matched > required:
+        return Verdict.unscored(f"judge counted {matched} matched of {required} required steps")
+    return Verdict(matched / required, f"{matched}/{required} required steps: {data['reason']}")
+
+
+def number_request(inp: CheckInput) -> JudgeRequest | Verdict:
+    return _request(NUMBER_TEMPLATE, NUMBER_SCHEMA, inp)
+
+
+def number_verdict(data: Mapping[str, Any], inp: CheckInput) -> Verdict:
+    required, distinct = int(data["required"]), int(data["distinct"])
+    return Verdict.of(distinct == required, f"{distinct} distinct of {required} required: {data['reason']}")
+
+
+STEPS = JudgedCheck(steps_request, steps_verdict)
+for _name, _constraint in CONSTRAINTS.items():
+    if _name.endswith(("_analysis_steps_constraint", "_reaction_steps_constraint")):
+        register_judged(_name, STEPS)
+register_judged("general_number_response", JudgedCheck(number_request, number_verdict))

@@ -1,0 +1,375 @@
+"""The one judge client: every LLM-judged check of every benchmark goes through it.
+
+What it guarantees (spec ``judges.md``):
+
+* configuration is data (``JudgeConfig``); the key is read from the environment variable
+  the config NAMES, at call time, and is never stored, cached, logged or written out;
+* replies are structured (JSON schema) and parsed strictly: the whole reply must be one
+  JSON object valid against the schema; anything else is retried, then unscored;
+* a disk cache of the server's raw replies, keyed by judge model + full prompt + image
+  hashes + decoding settings + schema + attempt number: re-scoring the same outputs makes
+  zero calls and reaches the same verdicts;
+* bounded concurrency; exponential backoff that honours ``Retry-After`` on 429 / 5xx and
+  retries timeouts; every call has a timeout and a bounded number of attempts, so a run
+  never hangs; each failure keeps its true reason.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+import mimetypes
+import os
+import random
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import openai
+
+log = logging.getLogger(__name__)
+
+ENV_PREFIX = "SCI_TASKS_JUDGE_"  # SCI_TASKS_JUDGE_MODEL, SCI_TASKS_JUDGE_BASE_URL, ...
+STRUCTURED_OUTPUTS = ("json_schema", "tool", "json_object", "none")
+
+
+def default_cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return str(Path(base) / "sci-tasks" / "judge")
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """Everything about a judge, as plain data (a Hydra ``judge/`` config maps onto it)."""
+
+    model: str
+    base_url: str
+    api_key_env: str = "OPENAI_API_KEY"  # the NAME of the variable, never the key
+    temperature: float = 0.0
+    max_tokens: int = 512
+    timeout: float = 60.0  # seconds per call
+    concurrency: int = 8
+    max_attempts: int = 4  # per request, transport failures and unparseable replies alike
+    backoff_initial: float = 0.5
+    backoff_max: float = 20.0
+    # json_schema: response_format with the schema (OpenAI, vLLM, llama.cpp server);
+    # tool: a forced function call whose parameters are the schema; json_object; none.
+    structured_output: str = "json_schema"
+    cache: bool = True
+    cache_dir: str | None = None  # None: ~/.cache/sci-tasks/judge (XDG_CACHE_HOME honoured)
+    name: str = ""  # a label for results folders; defaults to the model
+
+    def __post_init__(self) -> None:
+        if self.structured_output not in STRUCTURED_OUTPUTS:
+            raise ValueError(f"structured_output must be one of {', '.join(STRUCTURED_OUTPUTS)}")
+        if self.concurrency < 1 or self.max_attempts < 1:
+            raise ValueError("concurrency and max_attempts must be at least 1")
+
+    @property
+    def label(self) -> str:
+        return self.name or self.model
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> JudgeConfig:
+        if "api_key" in values:
+            raise ValueError("a judge config names the key's environment variable (api_key_env)")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown judge setting(s): {', '.join(unknown)}")
+        kinds = {f.name: f.type for f in fields(cls)}
+        out: dict[str, Any] = {}
+        for key, value in values.items():
+            if value is None:
+                continue
+            kind = str(kinds[key])
+            if isinstance(value, str) and kind.startswith(("float", "int")):
+                value = float(value) if kind.startswith("float") else int(value)
+            elif isinstance(value, str) and kind == "bool":
+                value = value.strip().lower() in {"1", "true", "yes", "on"}
+            out[key] = value
+        return cls(**out)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> JudgeConfig | None:
+        """``SCI_TASKS_JUDGE_MODEL`` + ``SCI_TASKS_JUDGE_BASE_URL`` (+ any other field)."""
+        env = os.environ if environ is None else environ
+        values = {
+            f.name: env[ENV_PREFIX + f.name.upper()]
+            for f in fields(cls)
+            if ENV_PREFIX + f.name.upper() in env
+        }
+        if not values.get("model"):
+            return None
+        return cls.from_mapping(values)
+
+    def public(self) -> dict[str, Any]:
+        """What may be written to results: the settings, never a key."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One question to the judge: prompt text, optional images, the reply's JSON schema."""
+
+    prompt: str
+    schema: Mapping[str, Any]
+    prompt_version: str  # the template name and version, recorded with every verdict
+    system: str = "You are a careful scientific grader. Reply with one JSON object only."
+    images: Sequence[str] = ()  # file paths
+
+
+@dataclass(frozen=True)
+class JudgeReply:
+    data: dict[str, Any] | None  # the parsed, schema-valid object; None when it failed
+    error: str | None  # why there is no data: the true reason
+    model: str
+    prompt_version: str
+    attempts: int = 0
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.data is not None
+
+    @property
+    def provenance(self) -> str:
+        return f"{self.model} / {self.prompt_version}"
+
+
+class ReplyError(ValueError):
+    """A reply that is not one schema-valid JSON object."""
+
+
+def parse_strict(content: str | None, schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The whole reply must be one JSON object valid against ``schema``.
+
+    No searching for an object inside prose: a judge that echoes the prompt (with its JSON
+    example) back must NOT parse. One enclosing Markdown code fence is tolerated.
+    """
+    text = (content or "").strip()
+    if text.startswith("```") and text.endswith("```") and text.count("```") == 2:
+        text = text[3:-3].removeprefix("json").strip()
+    if not text:
+        raise ReplyError("empty reply")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReplyError(f"not JSON ({exc.msg} at char {exc.pos}): {text[:60]!r}") from None
+    if not isinstance(data, dict):
+        raise ReplyError(f"JSON {type(data).__name__}, not an object")
+    try:
+        jsonschema.validate(data, schema)
+    except jsonschema.ValidationError as exc:
+        raise ReplyError(f"schema violation: {exc.message}") from None
+    return data
+
+
+class _Retryable(Exception):
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+class _Refused(Exception):
+    """A 4xx other than 408 / 429: asking again cannot help (bad model name, bad key)."""
+
+
+class JudgeClient:
+    """Ask a judge model; cached, retried, bounded. Thread-safe."""
+
+    def __init__(self, config: JudgeConfig) -> None:
+        self.config = config
+        self.calls = 0  # requests actually sent (cache misses x attempts)
+        self._lock = threading.Lock()
+        self._http = openai.OpenAI(
+            base_url=config.base_url,
+            # The key is read from the named variable; absent keys still send a placeholder
+            # because local servers (vllm serve, llama.cpp) accept any key.
+            api_key=os.environ.get(config.api_key_env) or "no-key",
+            timeout=config.timeout,
+            max_retries=0,  # retries are ours: counted, bounded, honouring Retry-After
+        )
+        folder = Path(config.cache_dir or default_cache_dir()).expanduser()
+        self._cache = DiskCache(folder) if config.cache else None
+        self._memo: dict[str, str] = {}  # this process's replies, disk cache or not
+
+    # -- public ---------------------------------------------------------------------------
+
+    def ask(self, request: JudgeRequest) -> JudgeReply:
+        """One verdict: up to ``max_attempts`` replies, each served from the cache when the
+        same attempt of the same request was answered before."""
+        cfg = self.config
+        base_key = self.cache_key(request)
+        last, from_cache = "no attempt made", True
+        for attempt in range(1, cfg.max_attempts + 1):
+            key = f"{base_key}-{attempt}"
+            try:
+                content = self._cached(key)
+                if content is None:
+                    from_cache = False
+                    content = self._call(request)
+                    self._store(key, content)
+                data = parse_strict(content, request.schema)
+                return JudgeReply(data, None, cfg.model, request.prompt_version, attempt, from_cache)
+            except ReplyError as exc:
+                last, wait = f"unparseable reply: {exc}", 0.0
+            except _Retryable as exc:
+                last, wait = exc.reason, self._backoff(attempt, exc.retry_after)
+            except _Refused as exc:
+                log.warning("judge %s: %s", cfg.model, exc)
+                return JudgeReply(None, str(exc), cfg.model, request.prompt_version, attempt)
+            if attempt < cfg.max_attempts and wait > 0:
+                time.sleep(wait)
+        reason = f"{last} (after {cfg.max_attempts} attempts)"
+        log.warning("judge %s: %s", cfg.model, reason)
+        return JudgeReply(None, reason, cfg.model, request.prompt_version, cfg.max_attempts, from_cache)
+
+    def ask_many(self, requests: Sequence[JudgeRequest]) -> list[JudgeReply]:
+        """All requests, at most ``config.concurrency`` in flight; order is kept."""
+        if len(requests) <= 1 or self.config.concurrency == 1:
+            return [self.ask(r) for r in requests]
+        with ThreadPoolExecutor(max_workers=self.config.concurrency) as pool:
+            return list(pool.map(self.ask, requests))
+
+    def cache_key(self, request: JudgeRequest) -> str:
+        material = {
+            "model": self.config.model,
+            "system": request.system,
+            "prompt": request.prompt,
+            "images": [_file_sha256(p) for p in request.images],
+            "schema": request.schema,
+            "temperature": self.config.temperature,
+            "max_tokens": self.config.max_tokens,
+            "structured_output": self.config.structured_output,
+        }
+        blob = json.dumps(material, sort_keys=True, ensure_ascii=False).encode()
+        return hashlib.sha256(blob).hexdigest()
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _cached(self, key: str) -> str | None:
+        content = self._memo.get(key)
+        if content is None and self._cache is not None:
+            content = self._cache.get(key)
+        return content
+
+    def _store(self, key: str, content: str) -> None:
+        # Only replies the server actually sent (HTTP 200) are kept, parseable or not: at
+        # temperature 0 the same request gets the same reply, and the raw text is re-parsed
+        # on every re-score. Transport failures are never cached.
+        self._memo[key] = content
+        if self._cache is not None:
+            self._cache.put(key, content)
+
+    def _call(self, request: JudgeRequest) -> str:
+        cfg = self.config
+        kwargs: dict[str, Any] = {}
+        if cfg.structured_output == "json_schema":
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "verdict", "schema": dict(request.schema), "strict": True},
+            }
+        elif cfg.structured_output == "tool":
+            function = {"name": "verdict", "parameters": dict(request.schema)}
+            kwargs["tools"] = [{"type": "function", "function": function}]
+            kwargs["tool_choice"] = {"type": "function", "function": {"name": "verdict"}}
+        elif cfg.structured_output == "json_object":
+            kwargs["response_format"] = {"type": "json_object", "schema": dict(request.schema)}
+        with self._lock:
+            self.calls += 1
+        try:
+            response = self._http.chat.completions.create(
+                model=cfg.model,
+                messages=_messages(request),  # type: ignore[arg-type]
+                temperature=cfg.temperature,
+                max_tokens=cfg.max_tokens,
+                **kwargs,
+            )
+        except openai.APITimeoutError:
+            raise _Retryable(f"timeout after {cfg.timeout:g}s") from None
+        except openai.APIConnectionError as exc:
+            raise _Retryable(f"connection error: {exc}") from None
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            if status == 429:
+                raise _Retryable("rate limited (HTTP 429)", _retry_after(exc)) from None
+            if status == 504 or status == 408:
+                raise _Retryable(f"timeout (HTTP {status})", _retry_after(exc)) from None
+            if status >= 500:
+                raise _Retryable(f"server error (HTTP {status})", _retry_after(exc)) from None
+            raise _Refused(f"request refused (HTTP {status})") from None
+        if not response.choices:
+            return ""
+        message = response.choices[0].message
+        if cfg.structured_output == "tool":
+            calls = message.tool_calls or []
+            function = getattr(calls[0], "function", None) if calls else None
+            return function.arguments if function is not None else ""
+        return message.content or ""
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        cfg = self.config
+        if retry_after is not None:
+            return min(retry_after, cfg.backoff_max)
+        # exponential with full jitter, so concurrent workers do not retry in lockstep
+        return random.uniform(0, min(cfg.backoff_max, cfg.backoff_initial * 2 ** (attempt - 1)))
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    value = exc.response.headers.get("retry-after") if exc.response is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None  # an HTTP date: fall back to our own backoff
+
+
+def _messages(request: JudgeRequest) -> list[dict[str, Any]]:
+    content: Any = request.prompt
+    if request.images:
+        content = [{"type": "text", "text": request.prompt}] + [
+            {"type": "image_url", "image_url": {"url": _data_url(p)}} for p in request.images
+        ]
+    return [{"role": "system", "content": request.system}, {"role": "user", "content": content}]
+
+
+def _data_url(path: str) -> str:
+    mime = mimetypes.guess_type(path)[0] or "image/png"
+    return f"data:{mime};base64,{base64.b64encode(Path(path).read_bytes()).decode()}"
+
+
+def _file_sha256(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+class DiskCache:
+    """One small JSON file per key, written atomically: a killed run leaves no torn entry."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> str | None:
+        try:
+            value = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        content = value.get("content") if isinstance(value, dict) else None
+        return content if isinstance(content, str) else None
+
+    def put(self, key: str, content: str) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        tmp.write_text(json.dumps({"content": content}, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
