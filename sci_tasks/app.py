@@ -39,11 +39,18 @@ def package_dir(module: str) -> str:
 OmegaConf.register_new_resolver("sci_pkg_dir", package_dir, replace=True)
 
 
+def plain(node: Any) -> dict[str, Any]:
+    """A config mapping as a plain dict (an absent node is empty)."""
+    if node is None:
+        return {}
+    data = OmegaConf.to_container(node, resolve=True)
+    assert isinstance(data, dict)
+    return {str(k): v for k, v in data.items()}
+
+
 def run_metadata(cfg: DictConfig) -> dict[str, Any]:
     """Per-run data locations for the tasks (lm-eval ``metadata``); unset ones are left out."""
-    data = OmegaConf.to_container(cfg.get("data") or {}, resolve=True)
-    assert isinstance(data, dict)
-    return {str(k): v for k, v in data.items() if v not in (None, "")}
+    return {k: v for k, v in plain(cfg.get("data")).items() if v not in (None, "")}
 
 
 def evaluate(cfg: DictConfig, output_dir: Path) -> dict[str, Any]:
@@ -54,10 +61,12 @@ def evaluate(cfg: DictConfig, output_dir: Path) -> dict[str, Any]:
     model = cfg.model
     for key, value in (model.get("env") or {}).items():
         os.environ.setdefault(str(key), str(value))
-    model_args = OmegaConf.to_container(model.args, resolve=True)
-    assert isinstance(model_args, dict)
-    gen_kwargs = OmegaConf.to_container(model.get("gen_kwargs") or {}, resolve=True)
-    assert isinstance(gen_kwargs, dict)
+    key_env = model.get("api_key_env")
+    if key_env and key_env != "OPENAI_API_KEY" and key_env in os.environ:
+        # lm-eval's API backends read OPENAI_API_KEY; the key itself never enters the config
+        os.environ["OPENAI_API_KEY"] = os.environ[key_env]
+    model_args = plain(model.args)
+    gen_kwargs = plain(model.get("gen_kwargs"))
 
     judges.configure(judge_config(cfg))
     tracker = EvaluationTracker(output_path=str(output_dir))

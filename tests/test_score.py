@@ -1,0 +1,169 @@
+"""Judging as its own stage (`sci-score`) on real lm-eval outputs, and no key in any output.
+
+The model is an OpenAI-compatible server on loopback (llm-katan, echo backend) driven by
+stock lm-eval's `local-chat-completions`; a second llm-katan serves as the judge."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import sci_tasks
+from sci_tasks.metrics.constraints import registry
+from sci_tasks.metrics.constraints.registry import Kind
+
+from .helpers import console_script
+from .servers import Katan, katan
+
+MODEL_KEY = "sk-FAKEMODELKEY-0123456789abcdefghij"
+JUDGE_KEY = "sk-FAKEJUDGEKEY-9876543210zyxwvutsrq"
+
+
+def run(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    out = subprocess.run(
+        [console_script(args[0]), *args[1:]], capture_output=True, text=True, cwd=cwd, env=env, timeout=600
+    )
+    assert out.returncode == 0, f"{args[0]} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+    return out
+
+
+@pytest.fixture()
+def env() -> dict[str, str]:
+    return {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "OPENAI_API_KEY": MODEL_KEY,
+        "SCI_TASKS_JUDGE_API_KEY": JUDGE_KEY,
+    }
+
+
+def lm_eval_run(model: Katan, out: Path, env: dict[str, str], *extra: str) -> None:
+    run(
+        "lm_eval", "run", "--model", "local-chat-completions",
+        "--model_args", f"model={model.model},base_url={model.chat_url},num_concurrent=2,max_retries=1,tokenized_requests=False",
+        "--tasks", "scimif_chem,scimif_bio", "--include_path", sci_tasks.include_path(),
+        "--apply_chat_template", "--limit", "4", "--log_samples", "--output_path", str(out), *extra,
+        cwd=out.parent, env=env,
+    )  # fmt: skip
+
+
+def judge_args(judge: Katan, name: str, mode: str, cache: Path) -> list[str]:
+    return [
+        "judge=local_api",
+        f"judge.model={judge.model}",
+        f"judge.base_url={judge.base_url}",
+        f"judge.name={name}",
+        f"judge.structured_output={mode}",
+        f"judge.cache_dir={cache}",
+        "judge.max_attempts=2",
+        "judge.backoff_initial=0.05",
+    ]
+
+
+def judged_constraints(samples_files: list[Path]) -> int:
+    count = 0
+    for path in samples_files:
+        for line in path.read_text().splitlines():
+            for item in json.loads(line)["doc"]["instruction_list"]:
+                c = registry.resolve(item["instruction_name"])
+                count += c is not None and c.kind is Kind.JUDGE
+    return count
+
+
+def rescored(folder: Path) -> dict[str, Any]:
+    (path,) = list(folder.rglob("results_*.json"))
+    return json.loads(path.read_text())
+
+
+def test_rescoring_with_two_judges_side_by_side_and_no_new_calls(tmp_path: Path, env: dict[str, str]) -> None:
+    with katan(tmp_path, model="model-under-test") as model, katan(tmp_path, model="judge-model") as judge:
+        run_dir = tmp_path / "run"
+        lm_eval_run(model, run_dir, env)
+        originals = sorted(run_dir.rglob("samples_*.jsonl"))
+        assert len(originals) == 2
+        expected_calls = judged_constraints(originals)
+        assert expected_calls >= 2
+
+        cache = tmp_path / "judge-cache"
+        out = run("sci-score", f"run_dir={run_dir}", *judge_args(judge, "katan-tool", "tool", cache), cwd=tmp_path, env=env)
+        assert "scimif_chem" in out.stdout or "SciMIF chemistry" in out.stdout
+        assert judge.requests_received() == expected_calls
+        first = rescored(run_dir / "scores" / "katan-tool")
+        assert first["rescored"]["judge"]["model"] == "judge-model"
+        assert first["rescored"]["judge_calls"] == expected_calls
+        assert sorted(first["rescored"]["tasks"]) == ["scimif_bio", "scimif_chem"]
+
+        # every judged constraint now has a verdict from the judge, with its provenance
+        seen = 0
+        for path in (run_dir / "scores" / "katan-tool").rglob("samples_*.jsonl"):
+            for line in path.read_text().splitlines():
+                for v in json.loads(line)["drfr"]["constraints"]:
+                    c = registry.resolve(v["name"])
+                    if c is not None and c.kind is Kind.JUDGE:
+                        seen += 1
+                        assert v["score"] is not None, v
+                        assert v["judge"].startswith("judge-model / judge/scimif_")
+        assert seen == expected_calls
+
+        # the original run's unscored count drops by exactly the judged constraints
+        original = json.loads(next(run_dir.rglob("results_*.json")).read_text())
+        before = sum(original["results"][t]["unscored,none"] for t in ("scimif_chem", "scimif_bio"))
+        after = sum(first["results"][t]["unscored,none"] for t in ("scimif_chem", "scimif_bio"))
+        assert before - after == expected_calls
+
+        # re-scoring the same outputs with the same judge: zero new calls, same numbers
+        run("sci-score", f"run_dir={run_dir}", *judge_args(judge, "katan-tool", "tool", cache), cwd=tmp_path, env=env)
+        assert judge.requests_received() == expected_calls
+        again = sorted((run_dir / "scores" / "katan-tool").rglob("results_*.json"))[-1]
+        assert json.loads(again.read_text())["results"] == first["results"]
+
+        # a second judge writes beside the first; its unparseable replies are unscored, counted
+        run("sci-score", f"run_dir={run_dir}", *judge_args(judge, "katan-echo", "json_schema", cache), cwd=tmp_path, env=env)
+        second = rescored(run_dir / "scores" / "katan-echo")
+        assert sum(second["results"][t]["unscored,none"] for t in ("scimif_chem", "scimif_bio")) == before
+        assert (run_dir / "scores" / "katan-tool").is_dir()
+
+
+def test_predict_only_outputs_are_scored_later(tmp_path: Path, env: dict[str, str]) -> None:
+    with katan(tmp_path, model="model-under-test") as model:
+        run_dir = tmp_path / "run"
+        lm_eval_run(model, run_dir, env, "--predict_only")
+        run("sci-score", f"run_dir={run_dir}", cwd=tmp_path, env=env)  # judge=none
+        results = rescored(run_dir / "scores" / "none")
+        for task in ("scimif_chem", "scimif_bio"):
+            metrics = results["results"][task]
+            assert 0.0 <= metrics["drfr,none"] <= 1.0 and metrics["unscored,none"] >= 1
+            assert metrics["sample_len"] == 4
+
+
+def test_no_key_reaches_any_output_snapshot_or_log(tmp_path: Path, env: dict[str, str]) -> None:
+    with katan(tmp_path, model="model-under-test") as model, katan(tmp_path, model="judge-model") as judge:
+        logs = []
+        eval_out = run(
+            "sci-eval", "model=local_api", f"model.args.model={model.model}",
+            f"model.args.base_url={model.chat_url}", "limit=2", "hydra.run.dir=eval",
+            *judge_args(judge, "katan-tool", "tool", tmp_path / "cache"),
+            cwd=tmp_path, env=env,
+        )  # fmt: skip
+        logs += [eval_out.stdout, eval_out.stderr]
+        score_out = run(
+            "sci-score", f"run_dir={tmp_path / 'eval'}", *judge_args(judge, "katan-echo", "json_schema", tmp_path / "cache"),
+            cwd=tmp_path, env=env,
+        )  # fmt: skip
+        logs += [score_out.stdout, score_out.stderr]
+        assert judge.requests_received() > 0  # the judge was really used, with the key
+    files = [p for p in (tmp_path / "eval").rglob("*") if p.is_file()]
+    assert any(p.name == "config.yaml" and p.parent.name == ".hydra" for p in files)
+    assert any(p.name.startswith("samples_") for p in files)
+    assert any("scores" in p.parts for p in files)
+    for key in (MODEL_KEY, JUDGE_KEY):
+        for path in files:
+            assert key not in path.read_text(errors="replace"), path
+        for text in logs:
+            assert key not in text
