@@ -58,3 +58,12 @@ def smoke(session: nox.Session) -> None:
     path, `sci-lm-eval` and `sci-eval`, each checked for results and per-constraint verdicts."""
     install_project(session)
     session.run("pytest", "-m", "e2e", *session.posargs, env=OFFLINE)
+
+
+@nox.session(python="3.11", default=False)
+def judge_llama(session: nox.Session) -> None:
+    """Opt-in: a real model as judge. Builds llama-cpp-python[server] (about 12 minutes on
+    2 cores), serves the SmolLM2 GGUF on loopback and judges a SciMIF sample run with it."""
+    install_project(session)
+    session.install("llama-cpp-python[server]")
+    session.run("pytest", "-m", "llama_server", *session.posargs, env=OFFLINE)
