@@ -1,0 +1,556 @@
+"""Parsing helpers shared by the constraint checkers.
+
+Every function here is pure and small. Every regex is linear-time: no nested quantifiers,
+and quantifiers that stand next to each other range over disjoint characters (or are
+separated by a required literal), so a 1 MB response costs one pass. Where a regex could
+not promise that (balanced braces, paired delimiters, fenced blocks) the helper scans with
+``str.find`` or line by line instead.
+
+Conventions the checkers rely on:
+
+* **Final answer** (``final_answer``): the content of the last ``\\boxed{...}`` (or
+  ``\\fbox{...}``) if it comes after the last answer marker, else the text after the last
+  answer marker ("Final answer:", "**Final Answer**", "The answer is", "Answer:") up to the
+  end of that line, or the next non-empty line when the marker ends its line.
+  ``final_answer_or_last_line`` falls back to the last non-empty line.
+* **Scope** (``requirement_scope``): whether a requirement applies to the whole response or
+  to the final answer, read from the parameters, else from the question sentences that
+  mention the requirement (see ``requirement_scope`` for the word lists).
+* **Structured answer** (``structured_answers``): the body of a fenced code block if there
+  is one (the last block whose language tag fits, else the last block); else the whole
+  response stripped and, when the question scopes the format to the final answer, also the
+  final answer (last box, or after the last marker through the end). A format checker
+  passes when one of these is valid.
+* **Numbers** (``find_numbers``): decimal numbers written with digits, with optional sign,
+  thousands separators and a scientific exponent (``1.2e-4``, ``1.2 × 10^-4``,
+  ``1.2 \\times 10^{-4}``, ``1.2*10^5``, ``1.2·10⁻⁴``). Ignored: digits glued to a letter,
+  underscore or dot before them (``H2O``, ``CO2``, ``x_1``, ``v2.0``); superscripts and
+  subscripts (``m^2``, ``cm^{-1}``, ``x_{12}``); list markers at a line start (``1.``,
+  ``2)``, ``(3)``, ``## 4.``); integer labels after step/figure/table/equation/section/...
+  (``Step 1``, ``Fig. 2``, ``Eq. (3)``); ordinals (``1st``, ``2nd``). Numbers written as
+  words are not numbers here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Literal, NamedTuple
+
+Scope = Literal["whole", "final"]
+
+# --------------------------------------------------------------------------- counts
+
+_WORD_NUMBERS: dict[str, int] = {
+    word: i
+    for i, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve".split()
+    )
+} | {"single": 1}
+NUMBER_WORD = (
+    r"(?:[0-9]+|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|single)"
+)
+
+
+def parse_int(token: str) -> int | None:
+    """``"3"`` -> 3, ``"three"`` -> 3, ``"single"`` -> 1; anything else -> None."""
+    t = token.strip().lower()
+    if re.fullmatch(r"[0-9]+", t):
+        return int(t)
+    return _WORD_NUMBERS.get(t)
+
+
+def clean_parameters(parameters: object) -> str:
+    """The free-text parameters as a stripped string; None, "null", "none", "n/a" -> ""."""
+    if parameters is None:
+        return ""
+    text = str(parameters).strip()
+    return "" if text.lower() in {"", "null", "none", "n/a", "na", "nan"} else text
+
+
+def clip(text: str, limit: int = 40) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis, for reasons."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+# --------------------------------------------------------------------------- sentences
+
+_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?。;；])\s+|\n")
+
+
+def sentences(text: str) -> list[str]:
+    """Split on sentence-ending punctuation followed by whitespace, and on newlines."""
+    return [s.strip() for s in _SENTENCE_SPLIT_RE.split(text) if s.strip()]
+
+
+def sentences_matching(text: str, pattern: re.Pattern[str]) -> list[str]:
+    """The sentences of ``text`` in which ``pattern`` occurs."""
+    return [s for s in sentences(text) if pattern.search(s)]
+
+
+# --------------------------------------------------------------------------- scope
+
+# Ranked cues, strongest first: the first rank that occurs decides.
+_STRONG_WHOLE_RE = re.compile(
+    r"\b(?:entire|whole|throughout|intermediate|complete[ \t]+(?:response|output|reply))\b",
+    re.I,
+)
+_EXPLICIT_FINAL_RE = re.compile(
+    r"\bfinal[ \t]+(?:numerical[ \t]+|numeric[ \t]+)?(?:answer|result|value|output|conclusion)s?\b",
+    re.I,
+)
+_WEAK_WHOLE_RE = re.compile(
+    r"\b(?:(?:respond|reply|answer|output|return|write|provide|give|print|say|use|contain|be)"
+    r"(?:[ \t]+with)?[ \t]+(?:only|just|solely)"
+    r"|only[ \t]+(?:output|respond|reply|return|write|provide|give|print)"
+    r"|nothing[ \t]+else"
+    r"|no[ \t]+(?:other|additional|extra)[ \t]+(?:text|words?|explanation|content)"
+    r"|(?:all|every|each|any)(?:[ \t]+of)?(?:[ \t]+(?:the|your))?"
+    r"[ \t]+(?:numbers?|numerical|numeric|values?|quantit(?:y|ies)|results?|calculations?|"
+    r"text|outputs?|responses?|content|steps?|words?|letters?|sentences?))\b",
+    re.I,
+)
+_WEAK_FINAL_RE = re.compile(r"\b(?:answer|result|conclusion)s?\b", re.I)
+
+
+def scope_of_sentence(text: str) -> Scope | None:
+    """The scope a piece of instruction text states, or None when it states none.
+
+    Order: "entire/whole/throughout/intermediate" -> whole; "final answer/result/value" ->
+    final; "respond/answer/output with only", "only output", "nothing else", "no other
+    text", "all/every number/value/text/..." -> whole; "answer/result/conclusion" -> final.
+    """
+    if _STRONG_WHOLE_RE.search(text):
+        return "whole"
+    if _EXPLICIT_FINAL_RE.search(text):
+        return "final"
+    if _WEAK_WHOLE_RE.search(text):
+        return "whole"
+    if _WEAK_FINAL_RE.search(text):
+        return "final"
+    return None
+
+
+def requirement_scope(
+    question: str, parameters: str, keyword: re.Pattern[str], default: Scope = "whole"
+) -> Scope:
+    """Whole response or final answer: the parameters decide if they state a scope, else
+    the question sentences that mention the requirement (``keyword``), else ``default``."""
+    if parameters:
+        scope = scope_of_sentence(parameters)
+        if scope:
+            return scope
+    found = sentences_matching(question or "", keyword)
+    if found:
+        scope = scope_of_sentence(" ".join(found))
+        if scope:
+            return scope
+    return default
+
+
+# --------------------------------------------------------------------------- spans
+
+
+class Span(NamedTuple):
+    """A piece of a text: its content, where it is (``text[start:end]``), how it was found."""
+
+    text: str
+    start: int
+    end: int
+    source: str
+
+
+def non_empty_lines(text: str) -> list[Span]:
+    """Every line with visible content, stripped, with its position in ``text``."""
+    out: list[Span] = []
+    pos = 0
+    for raw in text.splitlines(keepends=True):
+        body = raw.strip()
+        if body:
+            lead = len(raw) - len(raw.lstrip())
+            out.append(Span(body, pos + lead, pos + lead + len(body), "line"))
+        pos += len(raw)
+    return out
+
+
+def last_line(text: str) -> Span | None:
+    """The last non-empty line of ``text``, stripped."""
+    end = len(text.rstrip())
+    if end == 0:
+        return None
+    start = text.rfind("\n", 0, end) + 1
+    body = text[start:end]
+    lead = len(body) - len(body.lstrip())
+    return Span(body.strip(), start + lead, end, "last line")
+
+
+def paragraphs(text: str) -> list[Span]:
+    """Blocks of non-empty lines separated by blank lines."""
+    out: list[Span] = []
+    current: list[Span] = []
+    pos = 0
+    for raw in text.splitlines(keepends=True):
+        body = raw.strip()
+        if body:
+            lead = len(raw) - len(raw.lstrip())
+            current.append(Span(body, pos + lead, pos + lead + len(body), "line"))
+        elif current:
+            out.append(_join(text, current))
+            current = []
+        pos += len(raw)
+    if current:
+        out.append(_join(text, current))
+    return out
+
+
+def _join(text: str, lines: list[Span]) -> Span:
+    return Span(text[lines[0].start : lines[-1].end], lines[0].start, lines[-1].end, "paragraph")
+
+
+def balanced_braces(text: str, open_pos: int) -> int | None:
+    """Index of the ``}`` that closes the ``{`` at ``open_pos``, or None if unclosed."""
+    depth = 0
+    for i in range(open_pos, len(text)):
+        ch = text[i]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+_BOX_COMMANDS = ("\\boxed", "\\fbox")
+
+
+def last_boxed(text: str, tries: int = 3) -> Span | None:
+    """The content of the last well-formed ``\\boxed{...}`` / ``\\fbox{...}`` (nested
+    braces allowed). Only the last ``tries`` commands are examined, to stay linear."""
+    end = len(text)
+    for _ in range(tries):
+        pos, cmd = max((text.rfind(c, 0, end), c) for c in _BOX_COMMANDS)
+        if pos < 0:
+            return None
+        brace = pos + len(cmd)
+        while brace < len(text) and text[brace] in " \t":
+            brace += 1
+        if brace < len(text) and text[brace] == "{":
+            close = balanced_braces(text, brace)
+            if close is not None:
+                return Span(text[brace + 1 : close], brace + 1, close, "\\boxed{}")
+        end = pos
+    return None
+
+
+# "Final answer:", "**Final Answer**", "Final answer is", "The answer is", "Answer:".
+ANSWER_MARKER_RE = re.compile(
+    r"\bfinal[ \t]+(?:numerical[ \t]+)?answer[ \t]*(?:\*+[ \t]*)?"
+    r"(?:is\b[ \t]*[:：]?|[:：=]|(?=\r?\n)|\Z)"
+    r"|\bthe[ \t]+(?:(?:correct|final)[ \t]+)?answer[ \t]+is\b[ \t]*[:：]?"
+    r"|\banswer[ \t]*(?:\*+[ \t]*)?[:：]",
+    re.I,
+)
+_LEAD_STRIP = " \t*:：#"
+_TRAIL_STRIP = " \t*"
+
+
+def last_answer_marker(text: str) -> re.Match[str] | None:
+    """The last answer marker in ``text`` (see ``ANSWER_MARKER_RE``)."""
+    last = None
+    for last in ANSWER_MARKER_RE.finditer(text):  # noqa: B007 - we want the last match
+        pass
+    return last
+
+
+def _after_marker(text: str, marker: re.Match[str], to_end: bool) -> Span:
+    start = marker.end()
+    if to_end:
+        body = text[start:]
+        lead = len(body) - len(body.lstrip(_LEAD_STRIP))
+        return Span(body.strip(_LEAD_STRIP), start + lead, len(text), "after answer marker")
+    while start <= len(text):
+        nl = text.find("\n", start)
+        end = len(text) if nl < 0 else nl
+        line = text[start:end]
+        body = line.lstrip(_LEAD_STRIP).rstrip(_TRAIL_STRIP)
+        if body or nl < 0:
+            lead = len(line) - len(line.lstrip(_LEAD_STRIP))
+            return Span(body, start + lead, start + lead + len(body), "after answer marker")
+        start = nl + 1
+    return Span("", len(text), len(text), "after answer marker")
+
+
+def final_answer(text: str, to_end: bool = False) -> Span | None:
+    """The final answer span (module docstring), or None when there is no box and no marker.
+
+    ``to_end``: after a marker, take everything to the end of the response (for multi-line
+    structured answers) instead of one line.
+    """
+    box = last_boxed(text)
+    marker = last_answer_marker(text)
+    if box is not None and (marker is None or box.start > marker.start()):
+        return box
+    if marker is not None:
+        return _after_marker(text, marker, to_end)
+    return None
+
+
+def final_answer_or_last_line(text: str) -> Span | None:
+    """``final_answer`` or, without a box or marker, the last non-empty line."""
+    return final_answer(text) or last_line(text)
+
+
+def answer_region(text: str) -> Span | None:
+    """The line(s) holding the final answer, labels included: from the start of the line
+    of the last answer marker through the answer line; without a marker, the last
+    non-empty line. Used where a marker wraps the answer together with its label."""
+    marker = last_answer_marker(text)
+    if marker is None:
+        return last_line(text)
+    answer = _after_marker(text, marker, to_end=False)
+    start = text.rfind("\n", 0, marker.start()) + 1
+    nl = text.find("\n", max(answer.end, marker.end()))
+    end = len(text) if nl < 0 else nl
+    return Span(text[start:end], start, end, "answer line")
+
+
+def scoped_text(response: str, scope: Scope) -> tuple[str, str]:
+    """The text a requirement applies to, and words for it in reasons."""
+    if scope == "whole":
+        return response, "the response"
+    span = final_answer_or_last_line(response)
+    if span is None:
+        return "", "the final answer"
+    return span.text, f"the final answer ({span.source})"
+
+
+def enclosed(text: str, opener: str, closer: str) -> Iterator[Span]:
+    """Non-overlapping ``opener ... closer`` pairs, left to right (``closer`` may equal
+    ``opener``: quotes, ``**``). Yields the inner text. Linear: one ``find`` per pair."""
+    i = 0
+    while True:
+        a = text.find(opener, i)
+        if a < 0:
+            return
+        s = a + len(opener)
+        b = text.find(closer, s)
+        if b < 0:
+            return
+        yield Span(text[s:b], s, b, f"{opener}…{closer}")
+        i = b + len(closer)
+
+
+# --------------------------------------------------------------------------- code blocks
+
+
+class CodeBlock(NamedTuple):
+    lang: str  # the info string's first word, lower case ("" if none)
+    body: str
+    closed: bool
+
+
+_FENCES = ("```", "~~~")
+# A whole line that holds ``` or ~~~. Linear: the lazy part stops at the line's end, and
+# positions inside a line fail at once on ``^``.
+_FENCE_LINE_RE = re.compile(r"^[^\n]*?(?:```|~~~)[^\n]*", re.M)
+
+
+def code_blocks(text: str) -> list[CodeBlock]:
+    """Fenced code blocks: a line starting (after indentation) with ``` or ~~~ opens one, a
+    line ending with the same fence closes it. ```` ```[1, 2]``` ```` on one line is a block
+    too. An unclosed block runs to the end of the text (``closed=False``)."""
+    blocks: list[CodeBlock] = []
+    fence = lang = ""
+    body_start = 0
+    for m in _FENCE_LINE_RE.finditer(text):
+        s = m.group().strip()
+        if not fence:
+            opener = s[:3]
+            if opener not in _FENCES:
+                continue
+            rest = s.lstrip(opener[0])
+            if rest.endswith(opener) and rest.strip(opener[0]):
+                blocks.append(CodeBlock("", rest.rstrip(opener[0]).strip(), True))
+                continue
+            fence, lang, body_start = opener, (rest.split() or [""])[0].lower(), m.end() + 1
+        elif s.endswith(fence):
+            body = text[body_start : m.start()] + s.rstrip(fence[0])
+            blocks.append(CodeBlock(lang, body.strip("\n"), True))
+            fence = ""
+    if fence:
+        blocks.append(CodeBlock(lang, text[body_start:].strip("\n"), False))
+    return blocks
+
+
+def structured_answers(
+    response: str, langs: tuple[str, ...], scope: Scope
+) -> list[tuple[str, str]]:
+    """The texts a structured-format constraint may be met by, each with words for reasons
+    (module docstring): the fenced block alone if there is one; else the whole response
+    stripped, then, when scoped to the final answer, the final answer through the end."""
+    blocks = code_blocks(response)
+    if blocks:
+        block = next((b for b in reversed(blocks) if b.lang in langs), blocks[-1])
+        tag = f"```{block.lang}" if block.lang else "```"
+        return [(block.body.strip(), f"the {tag} block")]
+    candidates = [(response.strip(), "the whole response")]
+    if scope == "final":
+        span = final_answer(response, to_end=True)
+        if span is not None and span.text.strip() != candidates[0][0]:
+            candidates.append((span.text.strip(), f"the final answer ({span.source})"))
+    return candidates
+
+
+# --------------------------------------------------------------------------- numbers
+
+_SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_POWER = (
+    r"(?:[ \t]*\^[ \t]*(?:\{[ \t]*)?(?:[-+−][ \t]*)?[0-9]+(?:[ \t]*\})?"
+    r"|\*\*[ \t]*(?:\([ \t]*)?[-+−]?[0-9]+(?:[ \t]*\))?"
+    rf"|[⁺⁻]?[{_SUPERSCRIPT_DIGITS}]+)"
+)
+_EXPONENT = (
+    r"(?:[eE][-+−]?[0-9]+"
+    r"|[ \t]*(?:×|\\times|\\cdot|·|⋅|\*|x|X)[ \t]*10" + _POWER + ")"
+)
+_NUMBER_RE = re.compile(
+    r"(?<![\w.])(?P<sign>[-+−]?)"
+    r"(?P<mant>[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+)"
+    r"(?P<exp>" + _EXPONENT + r")?"
+)
+_BARE_POWER_RE = re.compile(_POWER)
+_LABEL_WORDS = frozenset(
+    "step steps stage part case fig figure figs figures table tables eq eqs equation "
+    "equations section chapter option question problem example item method scenario row "
+    "column phase round trial experiment".split()
+)
+_ORDINALS = frozenset(("st", "nd", "rd", "th"))
+_LINE_START_PREFIX = " \t#>*+-("
+
+
+class Number(NamedTuple):
+    """One number found in a text."""
+
+    text: str  # as written (sign, mantissa and exponent)
+    mantissa: str  # digits of the mantissa, separators removed ("1234.5")
+    decimals: int  # digits after the decimal point of the mantissa
+    scientific: bool  # written with a power-of-ten exponent
+    start: int
+    end: int
+
+    @property
+    def normalized(self) -> bool:
+        """Scientific and the mantissa is 0 or 1 <= |m| < 10."""
+        value = float(self.mantissa)
+        return self.scientific and (value == 0 or 1 <= value < 10)
+
+
+def find_numbers(text: str) -> list[Number]:
+    """Numbers written with digits, minus the ones the module docstring lists as ignored."""
+    text = text.replace("$", " ")  # same length: positions stay valid
+    out: list[Number] = []
+    for m in _NUMBER_RE.finditer(text):
+        mant, exp = m.group(2, 3)
+        start, end = m.span()
+        if "," in mant:
+            mant = mant.replace(",", "")
+        scientific = exp is not None
+        if not scientific and mant == "10":
+            power = _BARE_POWER_RE.match(text, end)
+            if power:  # a bare power of ten, 10^-4: scientific with mantissa 1
+                scientific, mant, end = True, "1", power.end()
+        if start and text[start - 1] in _BEFORE_INDEX and _is_exponent_or_index(text, start):
+            continue
+        point = mant.find(".")
+        if point < 0 and not scientific and _is_label(text, start, end):
+            continue
+        decimals = 0 if point < 0 else len(mant) - point - 1
+        out.append(Number(text[start:end], mant, decimals, scientific, start, end))
+    return out
+
+
+_BEFORE_INDEX = " \t{(^_*"
+
+
+def _is_exponent_or_index(text: str, start: int) -> bool:
+    """``m^2``, ``cm^{-1}``, ``x_{12}``, ``10**3``: a superscript or subscript."""
+    j, steps = start, 0
+    while j > 0 and steps < 4 and text[j - 1] in " \t{(":
+        j -= 1
+        steps += 1
+    if j > 0 and text[j - 1] in "^_":
+        return True
+    return j > 2 and text[j - 2 : j] == "**" and text[j - 3].isdigit()
+
+
+def _is_label(text: str, start: int, end: int) -> bool:
+    """A list marker at a line start, an integer label (Step 1, Fig. 2), an ordinal."""
+    nxt = text[end : end + 1]
+    if nxt.isalpha():
+        return text[end : end + 2].lower() in _ORDINALS and not text[end + 2 : end + 3].isalpha()
+    if nxt in (".", ")") and text[end + 1 : end + 2] in (" ", "\t"):
+        j = start
+        while j > 0 and start - j < 12 and text[j - 1] in _LINE_START_PREFIX:
+            j -= 1
+        if (j == 0 or text[j - 1] == "\n") and text[end + 2 : end + 40].split("\n", 1)[0].strip():
+            return True  # "1. text": a marker followed by content on its line
+    return _label_word_before(text, start)
+
+
+def _label_word_before(text: str, start: int) -> bool:
+    """``Step 1``, ``Fig. 2``, ``Eq. (3)``, ``Table #4``: a label word right before."""
+    j = start
+    while j > 0 and start - j < 4 and text[j - 1] in " \t(#":
+        j -= 1
+    if j == start:
+        return False
+    if j > 0 and text[j - 1] == ".":
+        j -= 1
+    i = j
+    while i > 0 and j - i < 12 and text[i - 1].isalpha():
+        i -= 1
+    return (i == 0 or not text[i - 1].isalnum()) and text[i:j].lower() in _LABEL_WORDS
+
+
+# --------------------------------------------------------------------------- requirements
+
+_DECIMALS_RE = re.compile(
+    rf"\b({NUMBER_WORD})[ \t]*(?:-[ \t]*)?(?:decimal|d\.p\.|dp\b)"
+    rf"|\bdecimal(?:[ _]?(?:places?|digits?|points?)|s)?[ \t]*(?:[:=]|of)[ \t]*({NUMBER_WORD})\b",
+    re.I,
+)
+_DECIMAL_WORDS_RE = re.compile(
+    r"\b(?:nearest|to[ \t]+the)[ \t]+(tenth|hundredth|thousandth|ten[ \t-]thousandth)s?\b"
+    r"|\b(?:nearest[ \t]+(?:integer|whole[ \t]+number)|no[ \t]+decimal|without[ \t]+decimal|"
+    r"zero[ \t]+decimal)"
+    r"|\bprecision[ \t]+(?:of[ \t]+)?0\.(0*1)\b",
+    re.I,
+)
+_PLACE_WORDS = {"tenth": 1, "hundredth": 2, "thousandth": 3}
+
+
+def parse_decimal_places(text: str) -> set[int]:
+    """Every decimal-place count ``text`` states: "2 decimal places", "one decimal place",
+    "two-decimal", "decimal places: 2", "to the nearest tenth/hundredth/thousandth",
+    "nearest integer" / "no decimal places" (0), "precision of 0.01" (2); a parameter that
+    is only a count ("2", "two") states that count."""
+    found: set[int] = set()
+    for m in _DECIMALS_RE.finditer(text):
+        n = parse_int(m.group(1) or m.group(2))
+        if n is not None:
+            found.add(n)
+    for m in _DECIMAL_WORDS_RE.finditer(text):
+        if m.group(1):
+            word = m.group(1).lower()
+            found.add(4 if word.startswith("ten") and word != "tenth" else _PLACE_WORDS[word])
+        elif m.group(2):
+            found.add(len(m.group(2)))
+        else:
+            found.add(0)
+    if not found:
+        n = parse_int(text)
+        if n is not None:
+            found.add(n)
+    return found
