@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.servers
 
-from sci_tasks.metrics.judge import JudgeClient, JudgeConfig, JudgeRequest  # noqa: E402
-from tests.servers import KATAN_KEY, katan  # noqa: E402
+from sci_tasks.metrics.judge import JudgeClient, JudgeConfig, JudgeRequest
+from tests.servers import KATAN_KEY, katan
 
 SCHEMA = {
     "type": "object",
@@ -56,9 +56,10 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=int, default=200)
     args = parser.parse_args()
     os.environ["SCI_TASKS_BENCH_KEY"] = KATAN_KEY
-    with tempfile.TemporaryDirectory() as tmp, katan(
-        Path(tmp), "--latency-ms", str(args.latency_ms), "--max-concurrent", "64"
-    ) as server:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        katan(Path(tmp), "--latency-ms", str(args.latency_ms), "--max-concurrent", "64") as server,
+    ):
         measure(server.base_url, server.model, 4, 8)  # warm up connections and the server
         serial = measure(server.base_url, server.model, 1, args.requests)
         parallel = measure(server.base_url, server.model, 16, args.requests)

@@ -1,8 +1,8 @@
 """sci-tasks: scientific benchmarks as lm-evaluation-harness tasks.
 
 Stock lm-eval 0.4.x has no task plugin mechanism, so the package hands lm-eval its task
-folder: ``lm_eval --include_path "$(python -c 'import sci_tasks; print(sci_tasks.include_path())')"``,
-or use ``task_manager()`` with ``lm_eval.simple_evaluate``.
+folder: pass ``include_path()`` to ``lm_eval --include_path``, run ``sci-lm-eval``, or use
+``task_manager()`` with ``lm_eval.simple_evaluate``.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import hydra
+from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 import sci_tasks
@@ -120,7 +121,7 @@ def results_table(results: dict[str, Any]) -> str:
 
 @hydra.main(config_path="pkg://sci_tasks.conf", config_name="config", version_base="1.3")
 def main(cfg: DictConfig) -> None:
-    output_dir = Path(hydra.core.hydra_config.HydraConfig.get().runtime.output_dir)
+    output_dir = Path(HydraConfig.get().runtime.output_dir)
     results = evaluate(cfg, output_dir)
     if results:
         print(results_table(results))

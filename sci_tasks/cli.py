@@ -38,7 +38,7 @@ def install_task_path() -> None:
                 kwargs["include_path"] = _with_our_tasks(kwargs.get("include_path"))
             super().__init__(*args, **kwargs)
 
-    lm_eval.tasks.TaskManager = TaskManager  # type: ignore[misc]
+    lm_eval.tasks.TaskManager = TaskManager
 
 
 def main(argv: list[str] | None = None) -> None:

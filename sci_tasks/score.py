@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import hydra
+from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 import sci_tasks
@@ -75,7 +76,9 @@ def group_aggregations(group: str) -> list[dict[str, Any]]:
     from lm_eval.tasks._yaml_loader import load_yaml
 
     path = _our_yaml_index().get(group)
-    return list(load_yaml(path, resolve_func=False).get("aggregate_metric_list", [])) if path else []
+    return (
+        list(load_yaml(path, resolve_func=False).get("aggregate_metric_list", [])) if path else []
+    )
 
 
 def rescore_run(run_dir: Path, out_dir: Path, judge: JudgeConfig | None) -> list[Path]:
@@ -95,7 +98,9 @@ def rescore_run(run_dir: Path, out_dir: Path, judge: JudgeConfig | None) -> list
         target.mkdir(parents=True, exist_ok=True)
         new = _rescore_one(results_file.parent, ts["ts"], original, target, client)
         path = target / f"results_{datetime.now().isoformat().replace(':', '-')}.json"
-        path.write_text(json.dumps(new, indent=2, default=str, ensure_ascii=False), encoding="utf-8")
+        path.write_text(
+            json.dumps(new, indent=2, default=str, ensure_ascii=False), encoding="utf-8"
+        )
         written.append(path)
     return written
 
@@ -137,9 +142,15 @@ def _rescore_one(
 
 
 def _rescore_task(
-    task: str, samples_file: Path, scoring: TaskScoring, target: Path, client: judges.JudgeClient | None
+    task: str,
+    samples_file: Path,
+    scoring: TaskScoring,
+    target: Path,
+    client: judges.JudgeClient | None,
 ) -> dict[str, Any]:
-    samples = [json.loads(line) for line in samples_file.read_text(encoding="utf-8").splitlines() if line]
+    samples = [
+        json.loads(line) for line in samples_file.read_text(encoding="utf-8").splitlines() if line
+    ]
 
     def score(sample: dict[str, Any]) -> dict[str, Any]:
         return scoring.process_results(sample["doc"], list(sample["filtered_resps"]))
@@ -149,7 +160,7 @@ def _rescore_task(
     with ThreadPoolExecutor(max_workers=workers) as pool:
         per_sample = list(pool.map(score, samples))
     values: dict[str, list[Any]] = {m: [] for m in scoring.aggregations}
-    for sample, metrics in zip(samples, per_sample):
+    for sample, metrics in zip(samples, per_sample, strict=True):
         for old in sample.get("metrics", []):
             sample.pop(old, None)
         sample["metrics"] = list(metrics)
@@ -195,7 +206,7 @@ def judge_config(cfg: DictConfig) -> JudgeConfig | None:
     settings = OmegaConf.to_container(cfg.judge, resolve=True) if cfg.get("judge") else None
     if not isinstance(settings, dict) or not settings.get("model"):
         return None
-    return JudgeConfig.from_mapping(settings)
+    return JudgeConfig.from_mapping({str(k): v for k, v in settings.items()})
 
 
 OmegaConf.register_new_resolver("sci_safe_name", safe_name, replace=True)
@@ -206,7 +217,7 @@ def main(cfg: DictConfig) -> None:
     from lm_eval.utils import make_table
 
     run_dir = Path(cfg.run_dir).expanduser().resolve()
-    out_dir = Path(hydra.core.hydra_config.HydraConfig.get().runtime.output_dir)
+    out_dir = Path(HydraConfig.get().runtime.output_dir)
     written = rescore_run(run_dir, out_dir, judge_config(cfg))
     for path in written:
         results = json.loads(path.read_text(encoding="utf-8"))

@@ -49,13 +49,15 @@ GEO_RECORDS = [
         "edit_question": "Q2",
         "answer": None,
         "instruction_list": [
-            {"instruction_name": "made_up_name", "source": "added_general", "required_parameters": "two"}
+            {
+                "instruction_name": "made_up_name",
+                "source": "added_general",
+                "required_parameters": "two",
+            }
         ],
         "image": [GEO_IMG, "images/" + GEO_IMG2],
     },
 ]
-
-
 
 
 def console_script(name: str) -> str:

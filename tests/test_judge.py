@@ -92,7 +92,9 @@ def test_config_is_data_and_never_holds_a_key() -> None:
 
 
 def test_backoff_honours_retry_after_and_grows_exponentially() -> None:
-    client = JudgeClient(JudgeConfig("m", "http://127.0.0.1:9/v1", backoff_initial=1, backoff_max=8))
+    client = JudgeClient(
+        JudgeConfig("m", "http://127.0.0.1:9/v1", backoff_initial=1, backoff_max=8)
+    )
     assert client._backoff(1, retry_after=3.0) == 3.0
     assert client._backoff(1, retry_after=60.0) == 8.0  # capped
     assert all(0 <= client._backoff(4, None) <= 8.0 for _ in range(50))
@@ -175,8 +177,12 @@ def test_a_slow_server_times_out_per_call_and_the_run_stays_bounded(tmp_path: Pa
 def test_concurrency_is_bounded(tmp_path: Path) -> None:
     """The server refuses (503) above 4 requests in flight; a client bounded at 4 never
     meets that refusal, though 12 requests run."""
-    with katan(tmp_path, "--max-inflight", "4", "--max-concurrent", "16", "--latency-ms", "150") as server:
-        client = JudgeClient(config(server, tmp_path, structured_output="tool", concurrency=4, cache=False))
+    with katan(
+        tmp_path, "--max-inflight", "4", "--max-concurrent", "16", "--latency-ms", "150"
+    ) as server:
+        client = JudgeClient(
+            config(server, tmp_path, structured_output="tool", concurrency=4, cache=False)
+        )
         requests = [JudgeRequest(f"question {i}", SCHEMA, "test-prompt@1") for i in range(12)]
         replies = client.ask_many(requests)
         assert [r.error for r in replies] == [None] * 12
@@ -185,7 +191,9 @@ def test_concurrency_is_bounded(tmp_path: Path) -> None:
 
 def test_judged_constraint_records_the_judge_and_prompt_version(tmp_path: Path) -> None:
     with katan(tmp_path) as server:
-        inp = CheckInput("Step 1: stain. Step 2: image.", "2 steps: stain; image", "Describe the protocol.")
+        inp = CheckInput(
+            "Step 1: stain. Step 2: image.", "2 steps: stain; image", "Describe the protocol."
+        )
         tool = JudgeClient(config(server, tmp_path, structured_output="tool"))
         result = registry.evaluate("life_analysis_steps_constraint", inp, tool)
         assert result.score == 1.0  # the server's schema-shaped answer: 1 of 1 steps
@@ -207,6 +215,10 @@ def test_the_steps_schema_rejects_more_matches_than_required() -> None:
     from sci_tasks.metrics.constraints.judged import steps_verdict
 
     inp = CheckInput("r", None, "q")
-    assert steps_verdict({"required_steps": 4, "matched_steps": 3, "reason": "r"}, inp).score == 0.75
-    assert steps_verdict({"required_steps": 2, "matched_steps": 3, "reason": "r"}, inp).score is None
+    assert (
+        steps_verdict({"required_steps": 4, "matched_steps": 3, "reason": "r"}, inp).score == 0.75
+    )
+    assert (
+        steps_verdict({"required_steps": 2, "matched_steps": 3, "reason": "r"}, inp).score is None
+    )
     assert STEPS_SCHEMA["properties"]["required_steps"]["minimum"] == 1

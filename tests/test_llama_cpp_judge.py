@@ -24,7 +24,9 @@ from .helpers import console_script
 from .servers import free_port
 
 pytestmark = pytest.mark.llama_server
-pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server] (nox -s judge_llama)")
+pytest.importorskip(
+    "llama_cpp.server", reason="needs llama-cpp-python[server] (nox -s judge_llama)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +49,9 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"llama_cpp.server did not start:\n{log.read_text()}") from None
+                    raise RuntimeError(
+                        f"llama_cpp.server did not start:\n{log.read_text()}"
+                    ) from None
                 time.sleep(0.5)
         yield base
     finally:
@@ -56,15 +60,38 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def test_a_real_model_judges_a_scimif_run(llama_server: str, tmp_path: Path) -> None:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OPENAI_API_KEY": "local", "SCI_TASKS_JUDGE_API_KEY": "local"}
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "OPENAI_API_KEY": "local",
+        "SCI_TASKS_JUDGE_API_KEY": "local",
+    }
     args = [
-        "model=local_api", "model.args.model=smollm2-judge", f"model.args.base_url={llama_server}/chat/completions",
-        "model.args.num_concurrent=1", "model.gen_kwargs.max_gen_toks=96", "tasks=scimif_text", "limit=4",
-        "judge=local_api", "judge.model=smollm2-judge", f"judge.base_url={llama_server}",
-        "judge.structured_output=json_schema", "judge.concurrency=1", f"judge.cache_dir={tmp_path / 'cache'}",
-        "judge.max_tokens=128", "judge.timeout=120", "hydra.run.dir=run",
-    ]  # fmt: skip
-    out = subprocess.run([console_script("sci-eval"), *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=1800)
+        "model=local_api",
+        "model.args.model=smollm2-judge",
+        f"model.args.base_url={llama_server}/chat/completions",
+        "model.args.num_concurrent=1",
+        "model.gen_kwargs.max_gen_toks=96",
+        "tasks=scimif_text",
+        "limit=4",
+        "judge=local_api",
+        "judge.model=smollm2-judge",
+        f"judge.base_url={llama_server}",
+        "judge.structured_output=json_schema",
+        "judge.concurrency=1",
+        f"judge.cache_dir={tmp_path / 'cache'}",
+        "judge.max_tokens=128",
+        "judge.timeout=120",
+        "hydra.run.dir=run",
+    ]
+    out = subprocess.run(
+        [console_script("sci-eval"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=1800,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     judged = []
     for path in (tmp_path / "run").rglob("samples_*.jsonl"):

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import sci_tasks
+
 from .helpers import GEO_IMG, GEO_IMG2, GEO_RECORDS, console_script, write_release
 
 OUR_TASKS = ["scimif", "scimif_chem", "scimif_geo", "scimif_bio", "scimif_mat", "scimif_phy"]
@@ -17,7 +18,14 @@ ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([console_script(args[0]), *args[1:]], capture_output=True, text=True, env=ENV, cwd=cwd, timeout=900)
+    return subprocess.run(
+        [console_script(args[0]), *args[1:]],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        cwd=cwd,
+        timeout=900,
+    )
 
 
 def listed_names(text: str) -> set[str]:
@@ -69,16 +77,20 @@ def test_task_manager_builds_real_tasks_that_score_with_the_registry() -> None:
     assert prompt == docs[0]["edit_question"]
     # every constraint of every sample gets a verdict with a reason through the task's hook
     values = [task.process_results(doc, ["A short answer."]) for doc in docs]
-    for doc, v in zip(docs, values):
+    for doc, v in zip(docs, values, strict=True):
         verdicts = v["drfr"]["constraints"]
-        assert [x["name"] for x in verdicts] == [i["instruction_name"] for i in doc["instruction_list"]]
+        assert [x["name"] for x in verdicts] == [
+            i["instruction_name"] for i in doc["instruction_list"]
+        ]
         assert all(x["reason"] for x in verdicts)
     aggregate = task.aggregation()
     drfr = aggregate["drfr"]([v["drfr"] for v in values])
     satisfied = sum(v["drfr"]["satisfied"] for v in values)
     scored = sum(v["drfr"]["scored"] for v in values)
     assert drfr == pytest.approx(satisfied / scored)
-    assert aggregate["unscored"]([v["unscored"] for v in values]) == sum(v["unscored"] for v in values)
+    assert aggregate["unscored"]([v["unscored"] for v in values]) == sum(
+        v["unscored"] for v in values
+    )
     assert aggregate["bundled_samples"]([v["bundled_samples"] for v in values]) == 1.0
 
 
@@ -91,14 +103,19 @@ def test_multimodal_tasks_hand_images_to_lm_eval() -> None:
 
 
 def test_metadata_points_tasks_at_a_data_folder(tmp_path: Path) -> None:
-    root = write_release(tmp_path / "data" / "scimif", {"geography.jsonl": GEO_RECORDS}, [GEO_IMG, GEO_IMG2])
+    root = write_release(
+        tmp_path / "data" / "scimif", {"geography.jsonl": GEO_RECORDS}, [GEO_IMG, GEO_IMG2]
+    )
     manager = sci_tasks.task_manager(metadata={"SCI_TASKS_DATA_DIR": str(root.parent)})
     task = manager.load("scimif_geo")["tasks"]["scimif_geo"]
     docs = list(task.test_docs())
     assert [d["id"] for d in docs] == [7, 8] and not docs[0]["bundled_sample"]
     out = task.process_results(docs[1], ["anything"])
     assert out["unscored"] == 1 and out["csr"] is None
-    assert out["drfr"]["constraints"][0]["reason"] == "unknown constraint 'made_up_name': not in the catalogue"
+    assert (
+        out["drfr"]["constraints"][0]["reason"]
+        == "unknown constraint 'made_up_name': not in the catalogue"
+    )
 
 
 def test_project_folders_import_under_the_sci_tasks_namespace_only() -> None:

@@ -27,7 +27,12 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def repo_files(folder: str, *patterns: str) -> set[str]:
     base = ROOT / folder
-    return {str(p.relative_to(base)) for pat in patterns for p in base.rglob(pat) if "__pycache__" not in p.parts}
+    return {
+        str(p.relative_to(base))
+        for pat in patterns
+        for p in base.rglob(pat)
+        if "__pycache__" not in p.parts
+    }
 
 
 def test_wheel_holds_every_data_file_under_the_sci_tasks_namespace(wheel: Path) -> None:
@@ -38,7 +43,10 @@ def test_wheel_holds_every_data_file_under_the_sci_tasks_namespace(wheel: Path) 
         {f"sci_tasks/tasks/{f}" for f in repo_files("sci_tasks/tasks", "*.yaml", "*_yaml")}
         | {f"sci_tasks/templates/{f}" for f in repo_files("templates", "*.jinja")}
         | {f"sci_tasks/conf/{f}" for f in repo_files("conf", "*.yaml")}
-        | {f"sci_tasks/samples/{f}" for f in repo_files("sci_tasks/samples", "*.jsonl", "*.png", "*.jpg", "*.jpeg")}
+        | {
+            f"sci_tasks/samples/{f}"
+            for f in repo_files("sci_tasks/samples", "*.jsonl", "*.png", "*.jpg", "*.jpeg")
+        }
         | {f"sci_tasks/metrics/{f}" for f in repo_files("metrics", "*.py")}
         | {f"sci_tasks/{f}" for f in repo_files("sci_tasks", "*.py")}
     )
@@ -49,9 +57,21 @@ def test_wheel_holds_every_data_file_under_the_sci_tasks_namespace(wheel: Path) 
 def test_installed_copy_runs_from_another_directory(wheel: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
-        check=True, capture_output=True, timeout=600,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "-q",
+            "--target",
+            str(site),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     code = (
         "import sci_tasks, pathlib\n"
         f"assert sci_tasks.__file__.startswith({str(site)!r}), sci_tasks.__file__\n"
@@ -61,12 +81,23 @@ def test_installed_copy_runs_from_another_directory(wheel: Path, tmp_path: Path)
         "print(len(list(task.test_docs())))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(site), "HF_HUB_OFFLINE": "1"}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     assert int(out.stdout.strip().splitlines()[-1]) >= 6
     cfg = subprocess.run(
-        [sys.executable, "-m", "sci_tasks.app", "--cfg", "job"], capture_output=True, text=True, cwd=tmp_path, env=env,
+        [sys.executable, "-m", "sci_tasks.app", "--cfg", "job"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
         timeout=300,
-    )  # fmt: skip
+    )
     assert cfg.returncode == 0, cfg.stderr[-3000:]
     assert "scimif_chem" in cfg.stdout and "gguf_file" in cfg.stdout

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -42,19 +41,33 @@ def test_released_layout_is_read_with_its_quirks(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("lines", "message"),
     [
-        (['{"id": 1, "edit_question": "q", "instruction_list": []}', "{not json"], ":2: invalid JSON"),
+        (
+            ['{"id": 1, "edit_question": "q", "instruction_list": []}', "{not json"],
+            ":2: invalid JSON",
+        ),
         (['{"id": 1, "edit_question": "q"}'], ":1: missing field(s) instruction_list"),
-        (['{"id": "x", "edit_question": "q", "instruction_list": []}'], ":1: id must be an integer"),
-        (['{"id": 1, "edit_question": "q", "instruction_list": [{"source": "x"}]}'], ":1: instruction_list entry"),
+        (
+            ['{"id": "x", "edit_question": "q", "instruction_list": []}'],
+            ":1: id must be an integer",
+        ),
+        (
+            ['{"id": 1, "edit_question": "q", "instruction_list": [{"source": "x"}]}'],
+            ":1: instruction_list entry",
+        ),
         (
             ['{"id": 1, "edit_question": "q", "instruction_list": []}'] * 2,
             ":2: duplicate id 1 (first on line 1)",
         ),
-        (['{"id": 1, "edit_question": "q", "instruction_list": [], "image": "n/o.png"}'], ":1: image not found"),
-        (['[1, 2]'], ":1: expected a JSON object"),
+        (
+            ['{"id": 1, "edit_question": "q", "instruction_list": [], "image": "n/o.png"}'],
+            ":1: image not found",
+        ),
+        (["[1, 2]"], ":1: expected a JSON object"),
     ],
 )
-def test_malformed_files_name_the_file_and_line(tmp_path: Path, lines: list[str], message: str) -> None:
+def test_malformed_files_name_the_file_and_line(
+    tmp_path: Path, lines: list[str], message: str
+) -> None:
     root = write_release(tmp_path, {"life.jsonl": lines})
     with pytest.raises(DataError) as err:
         scimif.load("biology", DataLocation("scimif", "folder", str(root)))
@@ -87,7 +100,9 @@ def test_location_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         locate("scimif", {"SCIMIF_DATA_DIR": "./does/not/exist"})
 
 
-def test_hub_dataset_id_loads_through_the_hub_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hub_dataset_id_loads_through_the_hub_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A hub id resolves through huggingface_hub's cache (offline here: the snapshot is
     placed in the cache the way a download leaves it)."""
     cache = tmp_path / "hf"
@@ -110,7 +125,9 @@ def test_hub_dataset_id_loads_through_the_hub_cache(tmp_path: Path, monkeypatch:
     assert Path(ds[0]["images"][0]).is_file()
 
 
-def test_unreachable_hub_id_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unreachable_hub_id_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import huggingface_hub.constants as hub_constants
 
     monkeypatch.setattr(hub_constants, "HF_HUB_CACHE", str(tmp_path))

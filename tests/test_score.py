@@ -22,11 +22,17 @@ from .servers import Katan, katan
 
 MODEL_KEY = "sk-FAKEMODELKEY-0123456789abcdefghij"
 JUDGE_KEY = "sk-FAKEJUDGEKEY-9876543210zyxwvutsrq"
+API_ARGS = "num_concurrent=2,max_retries=1,tokenized_requests=False"
 
 
 def run(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     out = subprocess.run(
-        [console_script(args[0]), *args[1:]], capture_output=True, text=True, cwd=cwd, env=env, timeout=600
+        [console_script(args[0]), *args[1:]],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=600,
     )
     assert out.returncode == 0, f"{args[0]} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
     return out
@@ -46,7 +52,7 @@ def env() -> dict[str, str]:
 def lm_eval_run(model: Katan, out: Path, env: dict[str, str], *extra: str) -> None:
     run(
         "lm_eval", "run", "--model", "local-chat-completions",
-        "--model_args", f"model={model.model},base_url={model.chat_url},num_concurrent=2,max_retries=1,tokenized_requests=False",
+        "--model_args", f"model={model.model},base_url={model.chat_url},{API_ARGS}",
         "--tasks", "scimif_chem,scimif_bio", "--include_path", sci_tasks.include_path(),
         "--apply_chat_template", "--limit", "4", "--log_samples", "--output_path", str(out), *extra,
         cwd=out.parent, env=env,
@@ -81,8 +87,13 @@ def rescored(folder: Path) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
-def test_rescoring_with_two_judges_side_by_side_and_no_new_calls(tmp_path: Path, env: dict[str, str]) -> None:
-    with katan(tmp_path, model="model-under-test") as model, katan(tmp_path, model="judge-model") as judge:
+def test_rescoring_with_two_judges_side_by_side_and_no_new_calls(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    with (
+        katan(tmp_path, model="model-under-test") as model,
+        katan(tmp_path, model="judge-model") as judge,
+    ):
         run_dir = tmp_path / "run"
         lm_eval_run(model, run_dir, env)
         originals = sorted(run_dir.rglob("samples_*.jsonl"))
@@ -91,7 +102,13 @@ def test_rescoring_with_two_judges_side_by_side_and_no_new_calls(tmp_path: Path,
         assert expected_calls >= 2
 
         cache = tmp_path / "judge-cache"
-        out = run("sci-score", f"run_dir={run_dir}", *judge_args(judge, "katan-tool", "tool", cache), cwd=tmp_path, env=env)
+        out = run(
+            "sci-score",
+            f"run_dir={run_dir}",
+            *judge_args(judge, "katan-tool", "tool", cache),
+            cwd=tmp_path,
+            env=env,
+        )
         assert "scimif_chem" in out.stdout or "SciMIF chemistry" in out.stdout
         assert judge.requests_received() == expected_calls
         first = rescored(run_dir / "scores" / "katan-tool")
@@ -118,15 +135,30 @@ def test_rescoring_with_two_judges_side_by_side_and_no_new_calls(tmp_path: Path,
         assert before - after == expected_calls
 
         # re-scoring the same outputs with the same judge: zero new calls, same numbers
-        run("sci-score", f"run_dir={run_dir}", *judge_args(judge, "katan-tool", "tool", cache), cwd=tmp_path, env=env)
+        run(
+            "sci-score",
+            f"run_dir={run_dir}",
+            *judge_args(judge, "katan-tool", "tool", cache),
+            cwd=tmp_path,
+            env=env,
+        )
         assert judge.requests_received() == expected_calls
         again = sorted((run_dir / "scores" / "katan-tool").rglob("results_*.json"))[-1]
         assert json.loads(again.read_text())["results"] == first["results"]
 
         # a second judge writes beside the first; its unparseable replies are unscored, counted
-        run("sci-score", f"run_dir={run_dir}", *judge_args(judge, "katan-echo", "json_schema", cache), cwd=tmp_path, env=env)
+        run(
+            "sci-score",
+            f"run_dir={run_dir}",
+            *judge_args(judge, "katan-echo", "json_schema", cache),
+            cwd=tmp_path,
+            env=env,
+        )
         second = rescored(run_dir / "scores" / "katan-echo")
-        assert sum(second["results"][t]["unscored,none"] for t in ("scimif_chem", "scimif_bio")) == before
+        assert (
+            sum(second["results"][t]["unscored,none"] for t in ("scimif_chem", "scimif_bio"))
+            == before
+        )
         assert (run_dir / "scores" / "katan-tool").is_dir()
 
 
@@ -143,7 +175,10 @@ def test_predict_only_outputs_are_scored_later(tmp_path: Path, env: dict[str, st
 
 
 def test_no_key_reaches_any_output_snapshot_or_log(tmp_path: Path, env: dict[str, str]) -> None:
-    with katan(tmp_path, model="model-under-test") as model, katan(tmp_path, model="judge-model") as judge:
+    with (
+        katan(tmp_path, model="model-under-test") as model,
+        katan(tmp_path, model="judge-model") as judge,
+    ):
         logs = []
         eval_out = run(
             "sci-eval", "model=local_api", f"model.args.model={model.model}",
@@ -152,10 +187,10 @@ def test_no_key_reaches_any_output_snapshot_or_log(tmp_path: Path, env: dict[str
             cwd=tmp_path, env=env,
         )  # fmt: skip
         logs += [eval_out.stdout, eval_out.stderr]
+        echo_judge = judge_args(judge, "katan-echo", "json_schema", tmp_path / "cache")
         score_out = run(
-            "sci-score", f"run_dir={tmp_path / 'eval'}", *judge_args(judge, "katan-echo", "json_schema", tmp_path / "cache"),
-            cwd=tmp_path, env=env,
-        )  # fmt: skip
+            "sci-score", f"run_dir={tmp_path / 'eval'}", *echo_judge, cwd=tmp_path, env=env
+        )
         logs += [score_out.stdout, score_out.stderr]
         assert judge.requests_received() > 0  # the judge was really used, with the key
     files = [p for p in (tmp_path / "eval").rglob("*") if p.is_file()]

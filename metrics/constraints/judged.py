@@ -9,7 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sci_tasks.metrics.constraints.registry import CONSTRAINTS, CheckInput, JudgedCheck, register_judged
+from sci_tasks.metrics.constraints.registry import (
+    CONSTRAINTS,
+    CheckInput,
+    JudgedCheck,
+    register_judged,
+)
 from sci_tasks.metrics.judge import JudgeRequest
 from sci_tasks.metrics.verdict import Verdict
 from sci_tasks.prompts import render, version
@@ -63,7 +68,9 @@ def number_request(inp: CheckInput) -> JudgeRequest | Verdict:
 
 def number_verdict(data: Mapping[str, Any], inp: CheckInput) -> Verdict:
     required, distinct = int(data["required"]), int(data["distinct"])
-    return Verdict.of(distinct == required, f"{distinct} distinct of {required} required: {data['reason']}")
+    return Verdict.of(
+        distinct == required, f"{distinct} distinct of {required} required: {data['reason']}"
+    )
 
 
 STEPS = JudgedCheck(steps_request, steps_verdict)

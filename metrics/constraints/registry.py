@@ -64,6 +64,7 @@ class JudgedCheck:
     build: Callable[[CheckInput], JudgeRequest | Verdict]
     decide: Callable[[Mapping[str, Any], CheckInput], Verdict]
 
+
 G, K = Group, Kind
 # (canonical name, group, kind). The 42 constraints of the catalogue, in its order.
 CATALOGUE: tuple[tuple[str, Group, Kind], ...] = (
@@ -215,7 +216,7 @@ def evaluate(name: str, inp: CheckInput, judge: JudgeClient | None = None) -> Co
     provenance: list[str] = []
     try:
         verdict = _run(constraint, inp, judge, provenance)
-    except Exception as exc:  # noqa: BLE001 - the registry boundary: report, never abort
+    except Exception as exc:
         verdict = Verdict.unscored(f"checker {constraint.name} raised {type(exc).__name__}: {exc}")
     if not isinstance(verdict, Verdict):
         verdict = Verdict.unscored(f"checker {constraint.name} returned {type(verdict).__name__}")
@@ -239,7 +240,9 @@ def _run(
     check = _JUDGED.get(constraint.name)
     if check is None:
         if constraint.kind is Kind.JUDGE:
-            return Verdict.unscored(f"{constraint.name} is judge-scored and has no judged check yet")
+            return Verdict.unscored(
+                f"{constraint.name} is judge-scored and has no judged check yet"
+            )
         return Verdict.unscored(f"no checker yet for {constraint.name} ({constraint.kind.value})")
     request = check.build(inp)
     if isinstance(request, Verdict):  # a rule decided without the judge

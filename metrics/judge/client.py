@@ -219,7 +219,9 @@ class JudgeClient:
                     content = self._call(request)
                     self._store(key, content)
                 data = parse_strict(content, request.schema)
-                return JudgeReply(data, None, cfg.model, request.prompt_version, attempt, from_cache)
+                return JudgeReply(
+                    data, None, cfg.model, request.prompt_version, attempt, from_cache
+                )
             except ReplyError as exc:
                 last, wait = f"unparseable reply: {exc}", 0.0
             except _Retryable as exc:
@@ -231,7 +233,9 @@ class JudgeClient:
                 time.sleep(wait)
         reason = f"{last} (after {cfg.max_attempts} attempts)"
         log.warning("judge %s: %s", cfg.model, reason)
-        return JudgeReply(None, reason, cfg.model, request.prompt_version, cfg.max_attempts, from_cache)
+        return JudgeReply(
+            None, reason, cfg.model, request.prompt_version, cfg.max_attempts, from_cache
+        )
 
     def ask_many(self, requests: Sequence[JudgeRequest]) -> list[JudgeReply]:
         """All requests, at most ``config.concurrency`` in flight; order is kept."""
@@ -312,8 +316,10 @@ class JudgeClient:
         message = response.choices[0].message
         if cfg.structured_output == "tool":
             calls = message.tool_calls or []
-            function = getattr(calls[0], "function", None) if calls else None
-            return function.arguments if function is not None else ""
+            arguments = (
+                getattr(getattr(calls[0], "function", None), "arguments", None) if calls else None
+            )
+            return arguments if isinstance(arguments, str) else ""
         return message.content or ""
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:

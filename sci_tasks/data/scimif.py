@@ -31,7 +31,13 @@ FILES = {
     "material": "materials.jsonl",
     "physics": "physics.jsonl",
 }
-SHORT = {"chemistry": "chem", "geography": "geo", "biology": "bio", "material": "mat", "physics": "phy"}
+SHORT = {
+    "chemistry": "chem",
+    "geography": "geo",
+    "biology": "bio",
+    "material": "mat",
+    "physics": "phy",
+}
 ALIASES = {"chem": "chemistry", "geo": "geography", "bio": "biology", "life": "biology",
            "mat": "material", "materials": "material", "phy": "physics"}  # fmt: skip
 REQUIRED_FIELDS = ("id", "edit_question", "instruction_list")
@@ -81,7 +87,9 @@ def _load_cached(discipline: str, location: DataLocation) -> datasets.Dataset:
     path = folder / FILES[discipline]
     source = location.describe()
     if location.is_samples:
-        log.warning("SciMIF %s: using the %s; results are NOT benchmark numbers", discipline, source)
+        log.warning(
+            "SciMIF %s: using the %s; results are NOT benchmark numbers", discipline, source
+        )
     records = read_jsonl(path, folder / "images", discipline, source, location.is_samples)
     return datasets.Dataset.from_list(records, features=FEATURES)
 
@@ -108,7 +116,9 @@ def read_jsonl(
                 raise DataError(f"{where}: invalid JSON: {exc.msg} (column {exc.colno})") from exc
             record = _normalise(raw, where, images_dir, discipline, source, bundled)
             if record["id"] in seen:
-                raise DataError(f"{where}: duplicate id {record['id']} (first on line {seen[record['id']]})")
+                raise DataError(
+                    f"{where}: duplicate id {record['id']} (first on line {seen[record['id']]})"
+                )
             seen[record["id"]] = lineno
             record["record"] = f"{path.name}:{lineno}"
             records.append(record)
