@@ -222,3 +222,20 @@ def test_the_steps_schema_rejects_more_matches_than_required() -> None:
         steps_verdict({"required_steps": 2, "matched_steps": 3, "reason": "r"}, inp).score is None
     )
     assert STEPS_SCHEMA["properties"]["required_steps"]["minimum"] == 1
+
+
+def test_extraction_accepts_only_spans_copied_from_the_response(tmp_path: Path) -> None:
+    from sci_tasks.metrics.constraints.extraction import extract_span
+
+    with katan(tmp_path) as server:
+        tool = JudgeClient(config(server, tmp_path, structured_output="tool"))
+        # the server's schema-shaped answer is {"found": true, "span": "test_span"}
+        absent = CheckInput("The product is ethanol.", None, "q", judge=tool)
+        assert extract_span(absent, "SMILES string") == (
+            None,
+            "extractor echo-model returned text not in the response: 'test_span'",
+        )
+        present = CheckInput("Product: test_span (see above).", None, "q", judge=tool)
+        span, note = extract_span(present, "SMILES string")
+        assert span == "test_span" and note.startswith("extracted by echo-model / judge/extract.jinja@")
+    assert extract_span(CheckInput("x", None, "q"), "molecule") == (None, "no extractor configured")

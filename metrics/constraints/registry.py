@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
@@ -46,11 +46,14 @@ class Kind(str, Enum):
 
 @dataclass(frozen=True)
 class CheckInput:
-    """What a checker sees: the model's response, the free-text parameters, the question."""
+    """What a checker sees: the model's response, the free-text parameters, the question,
+    and the judge in force (rule checkers may use it only to EXTRACT a span; see
+    ``extraction.py``; the rule still decides)."""
 
     response: str
     parameters: str | None
     question: str
+    judge: JudgeClient | None = field(default=None, compare=False, repr=False)
 
 
 Checker = Callable[[CheckInput], Verdict]
@@ -214,6 +217,8 @@ def evaluate(name: str, inp: CheckInput, judge: JudgeClient | None = None) -> Co
             str(name), None, None, None, None, f"unknown constraint {name!r}: not in the catalogue"
         )
     provenance: list[str] = []
+    if judge is not None and inp.judge is None:
+        inp = replace(inp, judge=judge)
     try:
         verdict = _run(constraint, inp, judge, provenance)
     except Exception as exc:
