@@ -1,0 +1,296 @@
+"""SPM-Bench loader: every ``*.jsonl`` of a folder (or a hub copy of one) -> ``datasets.Dataset``.
+
+The record format is the project's own (spec ``spm_bench.md``, documented in
+``sci_tasks/samples/spm_bench/README.md``): ``id``, ``question``, ``options`` (a list, labelled
+A, B, C, ... by position, or a label->text map), ``answer`` (labels), ``images`` (paths
+relative to the folder), ``technique`` (STM / AFM / SEM / TEM), ``field`` and an optional
+``bloom_level`` (1-6). Splits are filters on the loaded records, so one folder serves every
+technique and field task; a split with no records is an error that names it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import datasets
+
+from sci_tasks.data.locate import DataError, DataLocation, locate
+
+log = logging.getLogger(__name__)
+
+TECHNIQUES = ("STM", "AFM", "SEM", "TEM")
+# The fields the spec names; other field names in a user's data are kept as written.
+FIELDS = (
+    "Crystal Structure",
+    "Defect Engineering",
+    "Topology",
+    "Morphology",
+    "Magnetic Materials",
+    "Energy Materials",
+)
+REQUIRED_FIELDS = ("id", "question", "options", "answer", "images", "technique", "field")
+LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+DEFAULT_SIP_LAMBDA = 0.6
+DEFAULT_SIP_GAMMA = 6.0
+
+FEATURES = datasets.Features(
+    {
+        "id": datasets.Value("string"),
+        "question": datasets.Value("string"),
+        "labels": [datasets.Value("string")],  # option labels, in display order
+        "options": [datasets.Value("string")],  # option texts, aligned with labels
+        "answer": [datasets.Value("string")],  # gold labels, sorted
+        "images": [datasets.Value("string")],  # absolute paths
+        "technique": datasets.Value("string"),
+        "field": datasets.Value("string"),
+        "bloom_level": datasets.Value("int64"),  # None when the record has none
+        "sip_lambda": datasets.Value("float64"),  # SIP-F1 parameters of the task
+        "sip_gamma": datasets.Value("float64"),
+        "data_source": datasets.Value("string"),
+        "bundled_sample": datasets.Value("bool"),
+        "record": datasets.Value("string"),  # "<file>:<line>", to trace a sample back
+    }
+)
+
+
+def _key(name: str) -> str:
+    """Case-, space- and underscore-insensitive form used to match split names."""
+    return re.sub(r"[\s_-]+", " ", name).strip().lower()
+
+
+_FIELD_BY_KEY = {_key(f): f for f in FIELDS}
+
+
+def field_name(name: str) -> str:
+    """The spec's spelling of a known field; any other name is kept (trimmed)."""
+    return _FIELD_BY_KEY.get(_key(name), name.strip())
+
+
+def load(
+    location: DataLocation | None = None,
+    *,
+    technique: str | None = None,
+    field: str | None = None,
+    sip_lambda: float = DEFAULT_SIP_LAMBDA,
+    sip_gamma: float = DEFAULT_SIP_GAMMA,
+) -> datasets.Dataset:
+    """The records of one split (all records when neither filter is given)."""
+    location = location or locate("spm_bench")
+    lam, gamma = sip_parameters(sip_lambda, sip_gamma)
+    records = _read_cached(location)
+    split = []
+    if technique is not None:
+        wanted = technique.strip().upper()
+        if wanted not in TECHNIQUES:
+            raise DataError(
+                f"unknown SPM-Bench technique {technique!r}; known: {', '.join(TECHNIQUES)}"
+            )
+        split.append(("technique", wanted))
+    if field is not None:
+        split.append(("field", field))
+    kept = [r for r in records if all(_key(r[k]) == _key(v) for k, v in split)]
+    if not kept:
+        name = " and ".join(f"{k}={v!r}" for k, v in split)
+        present = {k: sorted({r[k] for r in records}) for k, _ in split}
+        seen = "; ".join(f"{k}s present: {', '.join(v)}" for k, v in present.items())
+        raise DataError(f"SPM-Bench split {name} has no records in {location.describe()} ({seen})")
+    rows = [{**r, "sip_lambda": lam, "sip_gamma": gamma} for r in kept]
+    return datasets.Dataset.from_list(rows, features=FEATURES)
+
+
+def sip_parameters(sip_lambda: Any, sip_gamma: Any) -> tuple[float, float]:
+    """Validated SIP-F1 parameters: lambda in (0, 1], Gamma >= 1 (a wrong pick never
+    weighs less than a right one)."""
+    try:
+        lam, gamma = float(sip_lambda), float(sip_gamma)
+    except (TypeError, ValueError) as exc:
+        raise DataError(
+            f"sip_lambda / sip_gamma must be numbers, got {sip_lambda!r}, {sip_gamma!r}"
+        ) from exc
+    if not 0.0 < lam <= 1.0:  # NaN fails too
+        raise DataError(f"sip_lambda must be in (0, 1], got {lam}")
+    if not gamma >= 1.0:
+        raise DataError(f"sip_gamma must be >= 1, got {gamma}")
+    return lam, gamma
+
+
+@lru_cache(maxsize=8)
+def _read_cached(location: DataLocation) -> tuple[dict[str, Any], ...]:
+    folder = location.folder()
+    source = location.describe()
+    if location.is_samples:
+        log.warning("SPM-Bench: using the %s; results are NOT benchmark numbers", source)
+    return tuple(read_folder(folder, source, location.is_samples))
+
+
+def read_folder(folder: Path, source: str = "", bundled: bool = False) -> list[dict[str, Any]]:
+    """Every ``*.jsonl`` in ``folder`` (sorted by name), normalised; ids unique across files."""
+    files = sorted(p for p in folder.glob("*.jsonl") if p.is_file())
+    if not files:
+        raise DataError(f"SPM-Bench folder {folder} has no *.jsonl files")
+    records: list[dict[str, Any]] = []
+    seen: dict[str, str] = {}
+    for path in files:
+        with path.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                where = f"{path}:{lineno}"
+                try:
+                    raw = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DataError(
+                        f"{where}: invalid JSON: {exc.msg} (column {exc.colno})"
+                    ) from exc
+                record = _normalise(raw, where, folder)
+                if record["id"] in seen:
+                    raise DataError(
+                        f"{where}: duplicate id {record['id']!r} (first at {seen[record['id']]})"
+                    )
+                seen[record["id"]] = f"{path.name}:{lineno}"
+                record["record"] = f"{path.name}:{lineno}"
+                record["data_source"] = source or f"folder {folder}"
+                record["bundled_sample"] = bundled
+                records.append(record)
+    if not records:
+        raise DataError(
+            f"SPM-Bench folder {folder}: no records in {', '.join(p.name for p in files)}"
+        )
+    return records
+
+
+def _normalise(raw: Any, where: str, folder: Path) -> dict[str, Any]:
+    if not isinstance(raw, Mapping):
+        raise DataError(f"{where}: expected a JSON object, got {type(raw).__name__}")
+    missing = [f for f in REQUIRED_FIELDS if f not in raw]
+    if missing:
+        raise DataError(f"{where}: missing field(s) {', '.join(missing)}")
+    if (
+        not isinstance(raw["id"], (str, int))
+        or isinstance(raw["id"], bool)
+        or str(raw["id"]).strip() == ""
+    ):
+        raise DataError(f"{where}: id must be a non-empty string or an integer, got {raw['id']!r}")
+    question = raw["question"]
+    if not isinstance(question, str) or not question.strip():
+        raise DataError(f"{where}: question must be non-empty text")
+    labels, texts = _options(raw["options"], where)
+    return {
+        "id": str(raw["id"]).strip(),
+        "question": question.strip(),
+        "labels": labels,
+        "options": texts,
+        "answer": _answer(raw["answer"], labels, where),
+        "images": _images(raw["images"], folder, where),
+        "technique": _technique(raw["technique"], where),
+        "field": _field(raw["field"], where),
+        "bloom_level": _bloom(raw.get("bloom_level"), where),
+    }
+
+
+def _options(value: Any, where: str) -> tuple[list[str], list[str]]:
+    if isinstance(value, list):
+        if len(value) > len(LABELS):
+            raise DataError(f"{where}: at most {len(LABELS)} options, got {len(value)}")
+        labels, texts = list(LABELS[: len(value)]), value
+    elif isinstance(value, Mapping):
+        labels = [str(k).strip().upper() for k in value]
+        texts = list(value.values())
+        bad = [
+            str(k)
+            for k, lab in zip(value, labels, strict=True)
+            if len(lab) != 1 or lab not in LABELS
+        ]
+        if bad:
+            raise DataError(
+                f"{where}: option labels must be single letters A-Z, got {', '.join(bad)}"
+            )
+        if len(set(labels)) != len(labels):
+            raise DataError(f"{where}: option labels repeat: {', '.join(labels)}")
+    else:
+        raise DataError(
+            f"{where}: options must be a list or a label->text map, got {type(value).__name__}"
+        )
+    if len(texts) < 2:
+        raise DataError(f"{where}: a question needs at least two options, got {len(texts)}")
+    if not all(isinstance(t, str) and t.strip() for t in texts):
+        raise DataError(f"{where}: every option must be non-empty text")
+    return labels, [t.strip() for t in texts]
+
+
+def _answer(value: Any, labels: list[str], where: str) -> list[str]:
+    given = [value] if isinstance(value, str) else value
+    if not isinstance(given, list) or not all(isinstance(a, str) for a in given) or not given:
+        raise DataError(f"{where}: answer must be a non-empty list of labels, got {value!r}")
+    answer = [a.strip().upper() for a in given]
+    unknown = [a for a in answer if a not in labels]
+    if unknown:
+        raise DataError(
+            f"{where}: answer label(s) {', '.join(unknown)} "
+            f"not among the options {', '.join(labels)}"
+        )
+    if len(set(answer)) != len(answer):
+        raise DataError(f"{where}: answer repeats a label: {', '.join(answer)}")
+    return sorted(answer)
+
+
+def _images(value: Any, folder: Path, where: str) -> list[str]:
+    rels = [value] if isinstance(value, str) else value
+    if not isinstance(rels, list) or not rels or not all(isinstance(r, str) and r for r in rels):
+        raise DataError(f"{where}: images must be one or more paths, got {value!r}")
+    paths = []
+    for rel in rels:
+        rel_path = Path(rel)
+        if rel_path.is_absolute() or ".." in rel_path.parts:
+            raise DataError(f"{where}: image path {rel!r} must be relative to the data folder")
+        full = folder / rel_path
+        if not full.is_file():
+            raise DataError(f"{where}: image not found: {full}")
+        paths.append(str(full))
+    return paths
+
+
+def _technique(value: Any, where: str) -> str:
+    name = value.strip().upper() if isinstance(value, str) else None
+    if name not in TECHNIQUES:
+        raise DataError(f"{where}: technique must be one of {', '.join(TECHNIQUES)}, got {value!r}")
+    return name
+
+
+def _field(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise DataError(f"{where}: field must be non-empty text, got {value!r}")
+    return field_name(value)
+
+
+def _bloom(value: Any, where: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
+        raise DataError(f"{where}: bloom_level must be an integer 1-6, got {value!r}")
+    return value
+
+
+def load_for_lm_eval(
+    technique: str | None = None,
+    field: str | None = None,
+    sip_lambda: Any = DEFAULT_SIP_LAMBDA,
+    sip_gamma: Any = DEFAULT_SIP_GAMMA,
+    **metadata: Any,
+) -> datasets.DatasetDict:
+    """lm-eval ``custom_dataset`` hook.
+
+    The split comes from the task's ``dataset_kwargs``; the data location and the SIP-F1
+    parameters from the task ``metadata`` (``--metadata`` overrides the YAML).
+    """
+    location = locate("spm_bench", metadata)
+    ds = load(
+        location, technique=technique, field=field, sip_lambda=sip_lambda, sip_gamma=sip_gamma
+    )
+    return datasets.DatasetDict({"test": ds})

@@ -1,0 +1,24 @@
+"""lm-eval glue for SPM-Bench: prompt, images and target. Data: ``sci_tasks.data.spm_bench``;
+scoring: ``sci_tasks.metrics.spm``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PIL import Image
+
+from sci_tasks.prompts import render
+
+
+def doc_to_text(doc: dict[str, Any]) -> str:
+    return render("spm_bench.jinja", doc)
+
+
+def doc_to_image(doc: dict[str, Any]) -> list[Image.Image]:
+    """Every image of the question, in the record's order (questions refer to "image 1", ...)."""
+    return [Image.open(path).convert("RGB") for path in doc["images"]]
+
+
+def doc_to_target(doc: dict[str, Any]) -> str:
+    """The gold labels as the prompt asks for them, e.g. ``A, C``."""
+    return ", ".join(doc["answer"])

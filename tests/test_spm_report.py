@@ -1,0 +1,181 @@
+"""SPM-Bench report from lm-eval samples files: pooled per-field values computed by hand,
+deduplication across tasks, and readable plots."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from sci_tasks.data import spm_bench
+from sci_tasks.metrics.spm import process_results
+from sci_tasks.report.spm_bench import OUTPUTS, load_records, write_report
+
+# question id -> reply. Hand-computed (lambda 0.6, Gamma 6):
+#   stm-001 gold AB,  "A, B" conf .9       EM 1  SPC 1    SIP 1                     F1 1   10 tokens
+#   afm-004 gold ABC, "A" conf .8          EM 0  SPC 1/3  P'=1, R=1/3: 0.6*0.5=0.3  F1 .5  8 tokens
+#   tem-002 gold AB,  prose "A and C"      EM 0  SPC 0    P'=1/7, R=1/2: 0.6*2/9    F1 .5  8 tokens
+#   stm-003 gold ABC, "no idea" unparsed   EM 0  SPC 0    SIP 0                     F1 0   2 tokens
+#   tem-004 gold AB,  JSON A, B conf .6    EM 1  SPC 1    SIP 1                     F1 1   23 tokens
+REPLIES = {
+    "spm-stm-001": "Answer: A, B\nConfidence: 0.9",
+    "spm-afm-004": "Answer: A\nConfidence: 0.8",
+    "spm-tem-002": "I think A and C are correct.",
+    "spm-stm-003": "no idea",
+    "spm-tem-004": '{"answer": ["A","B"], "confidence": 0.6}',
+}
+TASK_OF = {t: f"spm_bench_{t.lower()}" for t in spm_bench.TECHNIQUES}
+
+
+def sample_line(doc_id: int, doc: dict[str, Any], reply: str) -> str:
+    """One line as lm-eval's --log_samples writes it (doc, responses, per-sample metric values)."""
+    return json.dumps(
+        {
+            "doc_id": doc_id,
+            "doc": doc,
+            "target": ", ".join(doc["answer"]),
+            "arguments": {"gen_args_0": {"arg_0": "...", "arg_1": {}}},
+            "resps": [[reply]],
+            "filtered_resps": [reply],
+            "filter": "none",
+            "metrics": ["em", "delta"],
+            **process_results(doc, [reply]),
+        }
+    )
+
+
+def write_run(
+    folder: Path, replies: dict[str, str], stamp: str = "2026-01-02T03-04-05.000001"
+) -> None:
+    docs = {d["id"]: d for d in spm_bench.load()}
+    by_task: dict[str, list[str]] = {}
+    for i, (qid, reply) in enumerate(replies.items()):
+        by_task.setdefault(TASK_OF[docs[qid]["technique"]], []).append(
+            sample_line(i, docs[qid], reply)
+        )
+    folder.mkdir(parents=True, exist_ok=True)
+    for task, lines in by_task.items():
+        (folder / f"samples_{task}_{stamp}.jsonl").write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    model = tmp_path / "run" / "some-model"
+    write_run(model, REPLIES)
+    # an older run of the STM task and a field task repeating a question with other replies:
+    # the newest file of a task and the technique tasks win, each question counts once
+    write_run(
+        model,
+        {"spm-stm-001": "Answer: D", "spm-stm-003": "Answer: D"},
+        stamp="2025-12-31T00-00-00.000000",
+    )
+    docs = {d["id"]: d for d in spm_bench.load()}
+    (model / "samples_spm_bench_defect_engineering_2026-01-02T03-04-05.000001.jsonl").write_text(
+        sample_line(0, docs["spm-stm-001"], "Answer: C") + "\n"
+    )
+    return tmp_path / "run"
+
+
+def test_records_are_deduplicated_newest_file_and_technique_tasks_first(run_dir: Path) -> None:
+    records, files = load_records(run_dir)
+    assert sorted(r["id"] for r in records) == sorted(REPLIES)
+    assert [f.name.split("_2026")[0] for f in files] == [
+        "samples_spm_bench_stm", "samples_spm_bench_afm", "samples_spm_bench_tem",
+        "samples_spm_bench_defect_engineering",
+    ]  # fmt: skip
+    stm1 = next(r for r in records if r["id"] == "spm-stm-001")
+    assert stm1["prediction"] == ["A", "B"] and stm1["field"] == "Defect Engineering"
+
+
+def test_per_field_table_matches_hand_computed_values(run_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    paths = write_report(run_dir, out)
+    assert paths == [out / name for name in OUTPUTS.values()] and all(p.is_file() for p in paths)
+    rows = {r["field"]: r for r in csv.DictReader((out / OUTPUTS["table_csv"]).open())}
+    assert list(rows) == ["Defect Engineering", "Topology", "all"]
+    expected = {
+        # Defect Engineering: stm-001, afm-004, tem-002
+        #   SPC (1 + 1/3 + 0)/3 = 4/9; SIP (1 + 0.3 + 0.6*2/9)/3 = 0.47778; Delta = 0.03333
+        #   ECE: 0.9 right (bin 9), 0.8 wrong (bin 8) -> (0.1 + 0.8)/2 = 0.45
+        "Defect Engineering": dict(
+            questions=3,
+            em=1 / 3,
+            spc=4 / 9,
+            sip_f1=(1.3 + 0.4 / 3) / 3,
+            f1=2 / 3,
+            delta=abs(4 / 9 - (1.3 + 0.4 / 3) / 3),
+            ece=0.45,
+            with_confidence=2,
+            unparsed_rate=0.0,
+            no_confidence_rate=1 / 3,
+            mean_output_tokens=26 / 3,
+        ),
+        # Topology: stm-003 (unparsed), tem-004 (right, 0.6) -> ECE |1 - 0.6| = 0.4
+        "Topology": dict(
+            questions=2,
+            em=0.5,
+            spc=0.5,
+            sip_f1=0.5,
+            f1=0.5,
+            delta=0.0,
+            ece=0.4,
+            with_confidence=1,
+            unparsed_rate=0.5,
+            no_confidence_rate=0.5,
+            mean_output_tokens=12.5,
+        ),
+        # all five: SPC 2.3333/5, SIP 2.4333/5 -> Delta 0.02; ECE (0.1 + 0.8 + 0.4)/3
+        "all": dict(
+            questions=5,
+            em=0.4,
+            spc=(7 / 3) / 5,
+            sip_f1=(2.3 + 0.4 / 3) / 5,
+            f1=0.6,
+            delta=0.02,
+            ece=1.3 / 3,
+            with_confidence=3,
+            unparsed_rate=0.2,
+            no_confidence_rate=0.4,
+            mean_output_tokens=10.2,
+        ),
+    }
+    for name, values in expected.items():
+        for key, value in values.items():
+            assert float(rows[name][key]) == pytest.approx(value), (name, key)
+    md = (out / OUTPUTS["table_md"]).read_text()
+    row = "| Defect Engineering | 3 | 0.333 | 0.444 | 0.478 | 0.667 | 0.033 | 0.450 | 2 | 0.000 |"
+    assert f"{row} 0.333 | 8.7 |" in md
+    assert "| **all** | **5** | **0.400** | **0.467** | **0.487** |" in md
+    assert "## By technique" in md and "| TEM | 2 |" in md
+    assert "Bundled sample questions" in md and "lambda = 0.6, Gamma = 6" in md
+
+
+def test_plots_are_real_images(run_dir: Path, tmp_path: Path) -> None:
+    write_report(run_dir, tmp_path / "r")
+    for key in ("histogram", "radar"):
+        with Image.open(tmp_path / "r" / OUTPUTS[key]) as im:
+            assert im.format == "PNG" and im.width >= 500 and im.height >= 350
+            pixels = np.asarray(im.convert("L"), dtype=float)
+            assert pixels.std() > 10  # drawn, not blank
+
+
+def test_report_errors(tmp_path: Path) -> None:
+    assert write_report(tmp_path, tmp_path / "out") == []  # no SPM-Bench samples: nothing
+    write_run(tmp_path / "two" / "model-a", {"spm-stm-001": "Answer: A"})
+    write_run(tmp_path / "two" / "model-b", {"spm-stm-001": "Answer: A"})
+    with pytest.raises(ValueError, match="samples of several runs/models"):
+        write_report(tmp_path / "two", tmp_path / "out")
+    bad = tmp_path / "bad" / "m"
+    bad.mkdir(parents=True)
+    (bad / "samples_spm_bench_stm_2026-01-01T00-00-00.0.jsonl").write_text(
+        '{"doc_id": 0, "em": 1.0}\n'
+    )
+    with pytest.raises(
+        ValueError, match=r"samples_spm_bench_stm_.*\.jsonl:1: no per-question SPM-Bench record"
+    ):
+        write_report(tmp_path / "bad", tmp_path / "out")
