@@ -9,6 +9,9 @@ Formulas (spec ``scimif.md``), for samples i with scored constraint scores s_ij 
 Unscored constraints (unknown name, no checker yet, no judge, a checker that crashed) are
 left out of every sum and counted on their own. A sample with no scored constraint at all
 has no CSR / ISR value: it is left out of those means (and counted in ``unscored``).
+
+Scientific correctness is graded separately by the judge (A correct / B incorrect / C not
+attempted; only A counts) and crossed with ISR: CF, CV, IF, IV, phi, Jaccard, chi-square.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from typing import Any
 
 from sci_tasks.metrics import judge as judges
 from sci_tasks.metrics.constraints.registry import CheckInput, ConstraintResult, evaluate
-from sci_tasks.metrics.judge import JudgeClient
+from sci_tasks.metrics.judge import JudgeClient, JudgeRequest
+from sci_tasks.prompts import render, version
 
 Scores = Sequence[float | None]  # one sample's constraint scores, None = unscored
 
@@ -84,16 +88,98 @@ def _drfr_parts(scores: Scores) -> dict[str, float]:
     return {"satisfied": float(sum(scored)), "scored": len(scored)}
 
 
+# --- scientific correctness (judge) -----------------------------------------------------
+
+CORRECTNESS_TEMPLATE = "judge/scimif_correctness.jinja"
+CORRECTNESS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "grade": {"type": "string", "enum": ["A", "B", "C"]},
+        "reason": {"type": "string"},
+    },
+    "required": ["grade", "reason"],
+    "additionalProperties": False,
+}
+
+
+def grade_correctness(
+    doc: dict[str, Any], response: str, judge: JudgeClient | None
+) -> dict[str, Any]:
+    """The judge's A/B/C grade of ``response`` against the reference answer.
+
+    ``score`` is 1.0 for A, 0.0 for B or C, None when it cannot be graded (no judge, no
+    reference answer, no reply), with the reason."""
+    reference = doc.get("answer")
+    if not reference:
+        return {"score": None, "grade": None, "reason": "no reference answer", "judge": None}
+    if judge is None:
+        return {"score": None, "grade": None, "reason": "no LLM judge is configured", "judge": None}
+    context = {
+        "question": doc.get("edit_question") or doc.get("original_question") or "",
+        "reference": reference,
+        "response": final_output(response),
+    }
+    request = JudgeRequest(
+        render(CORRECTNESS_TEMPLATE, context), CORRECTNESS_SCHEMA, version(CORRECTNESS_TEMPLATE)
+    )
+    reply = judge.ask(request)
+    if reply.data is None:
+        return {"score": None, "grade": None, "reason": str(reply.error), "judge": reply.provenance}
+    grade = reply.data["grade"]
+    score = 1.0 if grade == "A" else 0.0
+    return {
+        "score": score,
+        "grade": grade,
+        "reason": reply.data["reason"],
+        "judge": reply.provenance,
+    }
+
+
+def mean_score(items: Iterable[dict[str, Any]]) -> float:
+    """Aggregation for ``correct``: mean over graded samples (NaN when none was graded)."""
+    return _mean(item["score"] for item in items)
+
+
+def crossing(pairs: Iterable[tuple[float | None, float | None]]) -> dict[str, float]:
+    """Correctness x instruction following over samples with both known.
+
+    ``pairs`` are (correct, isr) per sample. Returns the proportions CF (correct and
+    following), CV (correct, violated), IF (incorrect, following), IV (incorrect, violated),
+    the count ``n``, phi, Jaccard = CF / (CF + CV + IF) and the two-sided p-value of
+    Pearson's chi-square test (1 dof, no continuity correction); NaN where undefined."""
+    from scipy.stats import chi2
+
+    cells = {"CF": 0, "CV": 0, "IF": 0, "IV": 0}
+    for correct, follows in pairs:
+        if correct is None or follows is None:
+            continue
+        cells[("C" if correct == 1.0 else "I") + ("F" if follows == 1.0 else "V")] += 1
+    n = sum(cells.values())
+    out: dict[str, float] = {k: (v / n if n else math.nan) for k, v in cells.items()}
+    out["n"] = float(n)
+    cf, cv, if_, iv = (cells[k] for k in ("CF", "CV", "IF", "IV"))
+    denominator = math.sqrt((cf + cv) * (if_ + iv) * (cf + if_) * (cv + iv))
+    out["phi"] = (cf * iv - cv * if_) / denominator if denominator else math.nan
+    union = cf + cv + if_
+    out["jaccard"] = cf / union if union else math.nan
+    # Pearson chi-square of a 2x2 table without correction equals n * phi^2
+    out["chi2"] = n * out["phi"] ** 2 if denominator else math.nan
+    out["p_value"] = float(chi2.sf(out["chi2"], 1)) if denominator else math.nan
+    return out
+
+
 # --- lm-eval hooks -----------------------------------------------------------------------
 
 
 def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
     """Per-sample values for lm-eval; the constraint verdicts ride along in ``drfr`` so
     that ``--log_samples`` shows, for each constraint, its score and reason."""
-    verdicts = score_sample(doc, results[0], judges.active())
+    judge = judges.active()
+    verdicts = score_sample(doc, results[0], judge)
     scores = [v.score for v in verdicts]
     unscored = sum(s is None for s in scores)
     return {
+        "correct": grade_correctness(doc, results[0], judge),
         "csr": sample_csr(scores),
         "isr": sample_isr(scores),
         "drfr": {**_drfr_parts(scores), "constraints": [v.as_dict() for v in verdicts]},

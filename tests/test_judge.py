@@ -237,5 +237,29 @@ def test_extraction_accepts_only_spans_copied_from_the_response(tmp_path: Path) 
         )
         present = CheckInput("Product: test_span (see above).", None, "q", judge=tool)
         span, note = extract_span(present, "SMILES string")
-        assert span == "test_span" and note.startswith("extracted by echo-model / judge/extract.jinja@")
+        assert span == "test_span" and note.startswith(
+            "extracted by echo-model / judge/extract.jinja@"
+        )
     assert extract_span(CheckInput("x", None, "q"), "molecule") == (None, "no extractor configured")
+
+
+def test_correctness_is_graded_by_the_judge_only_a_counts(tmp_path: Path) -> None:
+    from sci_tasks.metrics.scimif import grade_correctness
+
+    doc = {"edit_question": "What is 2 + 2?", "answer": "4"}
+    assert grade_correctness({"answer": None}, "4", None)["reason"] == "no reference answer"
+    assert grade_correctness(doc, "4", None) == {
+        "score": None,
+        "grade": None,
+        "reason": "no LLM judge is configured",
+        "judge": None,
+    }
+    with katan(tmp_path) as server:
+        # the server's schema-shaped answer takes the first enum value: grade "A"
+        tool = JudgeClient(config(server, tmp_path, structured_output="tool"))
+        graded = grade_correctness(doc, "The sum is 4.", tool)
+        assert (graded["score"], graded["grade"]) == (1.0, "A")
+        assert graded["judge"].startswith("echo-model / judge/scimif_correctness.jinja@")
+        echo = JudgeClient(config(server, tmp_path, max_attempts=1))
+        failed = grade_correctness(doc, "The sum is 4.", echo)
+        assert failed["score"] is None and failed["reason"].startswith("unparseable reply")

@@ -1,0 +1,36 @@
+"""``sci-report RUN_DIR [--out DIR]``: tables and plots from a run's logged samples.
+
+Each benchmark's report module writes what it can find under RUN_DIR (lm-eval or sci-score
+output written with ``--log_samples``); default output: ``RUN_DIR/report/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from pathlib import Path
+
+REPORTS = ("scimif", "spm_bench")  # modules of sci_tasks.report
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="sci-report", description=__doc__.splitlines()[0])
+    parser.add_argument("run_dir", type=Path, help="folder holding samples_*.jsonl files")
+    parser.add_argument("--out", type=Path, default=None, help="output folder (RUN_DIR/report)")
+    args = parser.parse_args(argv)
+    run_dir = args.run_dir.resolve()
+    if not run_dir.is_dir():
+        parser.error(f"{run_dir} is not a folder")
+    out = (args.out or run_dir / "report").resolve()
+    written: list[Path] = []
+    for name in REPORTS:
+        module = importlib.import_module(f"sci_tasks.report.{name}")
+        written += module.write_report(run_dir, out)
+    if not written:
+        parser.exit(1, f"no samples of sci-tasks benchmarks under {run_dir}\n")
+    for path in written:
+        print(path)
+
+
+if __name__ == "__main__":
+    main()

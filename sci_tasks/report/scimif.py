@@ -1,0 +1,214 @@
+"""SciMIF breakdowns from a run's logged samples (the paper's Tables 3, 4, 13 and 14).
+
+Input: the ``samples_scimif_*.jsonl`` files lm-eval (or ``sci-score``) wrote with
+``--log_samples``. Each sample carries its constraint verdicts (in ``drfr``) and its
+correctness grade (``correct``), so every table is recomputed from per-constraint scores:
+
+* per discipline: CSR, ISR, DRFR, unscored rate; Overall = mean ISR over the disciplines;
+* DRFR per functional group (10) and per constraint;
+* DRFR per domain: general constraints vs each discipline's scientific ones;
+* correctness x instruction following: CF / CV / IF / IV, phi, Jaccard, chi-square p.
+
+A sample logged by several tasks (a discipline task, ``scimif_all``, a task-type task) is
+counted once, preferring the discipline task, then ``scimif_all``, then task types.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tabulate import tabulate
+
+from sci_tasks.data.scimif import SHORT
+from sci_tasks.metrics import scimif
+from sci_tasks.metrics.constraints.registry import Group
+from sci_tasks.report import newest_samples
+
+DISCIPLINES = tuple(SHORT)
+_PRIORITY = {f"scimif_{s}": 0 for s in SHORT.values()} | {"scimif_all": 1}
+
+
+@dataclass(frozen=True)
+class Sample:
+    discipline: str
+    sample_id: int
+    verdicts: list[dict[str, Any]]  # name, constraint, group, domain, score, reason
+    correct: float | None
+
+    @property
+    def scores(self) -> list[float | None]:
+        return [v["score"] for v in self.verdicts]
+
+
+def read_samples(run_dir: Path) -> list[Sample]:
+    """Every SciMIF sample under ``run_dir`` once (see module docstring for the choice)."""
+    chosen: dict[tuple[str, int], tuple[int, Sample]] = {}
+    for task, path in newest_samples(run_dir, "scimif").items():
+        priority = _PRIORITY.get(task, 2)
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            if "drfr" not in record:  # a --predict_only run: score it first with sci-score
+                raise ValueError(
+                    f"{path} holds no scores (predict-only?): run sci-score on it first"
+                )
+            doc = record["doc"]
+            correct = record.get("correct")
+            sample = Sample(
+                doc["discipline"],
+                int(doc["id"]),
+                record["drfr"]["constraints"],
+                correct.get("score") if isinstance(correct, dict) else None,
+            )
+            key = (sample.discipline, sample.sample_id)
+            if key not in chosen or priority < chosen[key][0]:
+                chosen[key] = (priority, sample)
+    return [s for _, s in chosen.values()]
+
+
+# --- tables (lists of rows; the first row is the header) -----------------------------------
+
+
+def _drfr_of(verdicts: Iterable[dict[str, Any]]) -> tuple[float, int, int]:
+    """(DRFR, scored, unscored) over a set of verdicts."""
+    scores = [v["score"] for v in verdicts]
+    scored = [s for s in scores if s is not None]
+    value = sum(scored) / len(scored) if scored else math.nan
+    return value, len(scored), len(scores) - len(scored)
+
+
+def discipline_table(samples: Sequence[Sample]) -> list[list[Any]]:
+    rows: list[list[Any]] = [["discipline", "samples", "CSR", "ISR", "DRFR", "unscored rate"]]
+    isrs = []
+    for d in DISCIPLINES:
+        own = [s for s in samples if s.discipline == d]
+        if not own:
+            continue
+        verdicts = [v for s in own for v in s.verdicts]
+        _, scored, unscored = _drfr_of(verdicts)
+        isr = scimif.isr(s.scores for s in own)
+        isrs.append(isr)
+        rate = unscored / (scored + unscored) if scored + unscored else math.nan
+        rows.append(
+            [
+                d,
+                len(own),
+                scimif.csr(s.scores for s in own),
+                isr,
+                scimif.drfr(s.scores for s in own),
+                rate,
+            ]
+        )
+    overall = sum(isrs) / len(isrs) if isrs else math.nan
+    rows.append(["Overall (mean ISR over disciplines)", len(samples), "", overall, "", ""])
+    return rows
+
+
+def group_table(samples: Sequence[Sample]) -> list[list[Any]]:
+    """DRFR per functional group, per discipline and pooled (paper Table 4)."""
+    present = [d for d in DISCIPLINES if any(s.discipline == d for s in samples)]
+    rows: list[list[Any]] = [["group", *present, "all"]]
+    for group in Group:
+        row: list[Any] = [group.value]
+        for d in [*present, None]:
+            verdicts = [
+                v for s in samples if d is None or s.discipline == d for v in s.verdicts
+                if v["group"] == group.value
+            ]  # fmt: skip
+            row.append(_drfr_of(verdicts)[0])
+        rows.append(row)
+    return rows
+
+
+def constraint_table(samples: Sequence[Sample]) -> list[list[Any]]:
+    by_name: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for s in samples:
+        for v in s.verdicts:
+            by_name[v["constraint"] or f"(unknown) {v['name']}"].append(v)
+    rows: list[list[Any]] = [["constraint", "group", "domain", "scored", "unscored", "DRFR"]]
+    for name in sorted(by_name):
+        verdicts = by_name[name]
+        value, scored, unscored = _drfr_of(verdicts)
+        rows.append(
+            [name, verdicts[0]["group"] or "", verdicts[0]["domain"] or "", scored, unscored, value]
+        )
+    return rows
+
+
+def domain_table(samples: Sequence[Sample]) -> list[list[Any]]:
+    """DRFR of general vs scientific constraints per discipline (paper Table 13)."""
+    rows: list[list[Any]] = [["discipline", "general DRFR", "scientific DRFR"]]
+    for d in DISCIPLINES:
+        own = [v for s in samples if s.discipline == d for v in s.verdicts]
+        if own:
+            general = _drfr_of(v for v in own if v["domain"] == "general")[0]
+            science = _drfr_of(v for v in own if v["domain"] not in (None, "general"))[0]
+            rows.append([d, general, science])
+    return rows
+
+
+def correctness_table(samples: Sequence[Sample], model: str = "") -> list[list[Any]]:
+    """Correctness x ISR per model (paper Table 14)."""
+    pairs = [(s.correct, scimif.sample_isr(s.scores)) for s in samples]
+    c = scimif.crossing(pairs)
+    header = ["model", "n", "CF", "CV", "IF", "IV", "phi", "Jaccard", "chi2 p-value"]
+    row = [
+        model,
+        int(c["n"]),
+        c["CF"],
+        c["CV"],
+        c["IF"],
+        c["IV"],
+        c["phi"],
+        c["jaccard"],
+        c["p_value"],
+    ]
+    return [header, row]
+
+
+TABLES = {
+    "disciplines": discipline_table,
+    "groups": group_table,
+    "constraints": constraint_table,
+    "domains": domain_table,
+}
+
+
+def write_report(run_dir: Path, out_dir: Path) -> list[Path]:
+    """Write every table as Markdown and CSV under ``out_dir``; returns the files."""
+    samples = read_samples(run_dir)
+    if not samples:
+        return []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tables = {name: fn(samples) for name, fn in TABLES.items()}
+    tables["correctness"] = correctness_table(samples, run_dir.name)
+    written = []
+    markdown = ["# SciMIF report", "", f"{len(samples)} samples from {run_dir}", ""]
+    for name, rows in tables.items():
+        csv_path = out_dir / f"scimif_{name}.csv"
+        with csv_path.open("w", newline="", encoding="utf-8") as fh:
+            csv.writer(fh).writerows(rows)
+        written.append(csv_path)
+        markdown += [f"## {name}", "", _markdown(rows), ""]
+    md_path = out_dir / "scimif_report.md"
+    md_path.write_text("\n".join(markdown), encoding="utf-8")
+    return [md_path, *written]
+
+
+def _markdown(rows: list[list[Any]]) -> str:
+    body = [[_fmt(x) for x in row] for row in rows[1:]]
+    return tabulate(body, headers=rows[0], tablefmt="github")
+
+
+def _fmt(value: Any) -> Any:
+    if isinstance(value, float):
+        return "n/a" if math.isnan(value) else f"{value:.4f}"
+    return value

@@ -1,0 +1,296 @@
+"""SPM-Bench report of one run: per-field table (Markdown, CSV), per-question SIP-F1
+histogram and per-field radar chart, from lm-eval's ``samples_spm_bench_*.jsonl`` files.
+
+Each logged sample carries the per-question record that ``sci_tasks.metrics.spm.score``
+builds (as the sample's ``delta`` entry): id, technique, field, gold, prediction,
+confidence and the scores. Because the technique tasks and the field tasks share questions,
+records are deduplicated by question id (technique tasks read first), so a question counts
+once however many of the tasks were run. Pooled values are recomputed from the records:
+Delta and ECE of a row are those of the row's questions, not means of task values.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import astuple, dataclass, fields
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.projections.polar import PolarAxes
+from matplotlib.ticker import MaxNLocator
+
+from sci_tasks.metrics.spm import delta, ece
+from sci_tasks.report import newest_samples
+
+TECHNIQUE_TASKS = ("spm_bench_stm", "spm_bench_afm", "spm_bench_sem", "spm_bench_tem")
+RECORD_KEYS = (
+    "id", "technique", "field", "gold", "prediction", "parsed", "confidence",
+    "em", "spc", "sip_f1", "f1", "output_tokens",
+)  # fmt: skip
+OUTPUTS = {
+    "table_md": "spm_bench_fields.md",
+    "table_csv": "spm_bench_fields.csv",
+    "histogram": "spm_bench_sip_f1_hist.png",
+    "radar": "spm_bench_fields_radar.png",
+}
+
+
+@dataclass(frozen=True)
+class Row:
+    """Pooled scores of a set of questions (one field, one technique, or all)."""
+
+    name: str
+    questions: int
+    em: float
+    spc: float
+    sip_f1: float
+    f1: float
+    delta: float
+    ece: float
+    with_confidence: int
+    unparsed_rate: float
+    no_confidence_rate: float
+    mean_output_tokens: float
+
+
+COLUMNS = [
+    ("name", "field"),
+    ("questions", "questions"),
+    ("em", "EM"),
+    ("spc", "SPC"),
+    ("sip_f1", "SIP-F1"),
+    ("f1", "F1"),
+    ("delta", "Delta"),
+    ("ece", "ECE"),
+    ("with_confidence", "with confidence"),
+    ("unparsed_rate", "unparsed"),
+    ("no_confidence_rate", "no confidence"),
+    ("mean_output_tokens", "mean tokens"),
+]
+
+
+def write_report(run_dir: Path, out_dir: Path) -> list[Path]:
+    """Write the table (Markdown, CSV) and the two plots; return the written paths."""
+    run_dir, out_dir = Path(run_dir), Path(out_dir)
+    records, files = load_records(run_dir)
+    if not records:
+        return []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    by_field = rows_by(records, "field")
+    by_technique = rows_by(records, "technique")
+    overall = summarise("all", records)
+    paths = {key: out_dir / name for key, name in OUTPUTS.items()}
+    paths["table_md"].write_text(
+        markdown(by_field, by_technique, overall, records, files, run_dir), encoding="utf-8"
+    )
+    write_csv(paths["table_csv"], [*by_field, overall])
+    plot_histogram(paths["histogram"], [r["sip_f1"] for r in records], overall)
+    plot_radar(paths["radar"], by_field)
+    return list(paths.values())
+
+
+# --- reading --------------------------------------------------------------------------------
+
+
+def samples_files(run_dir: Path) -> list[Path]:
+    """The newest samples file of each SPM-Bench task under ``run_dir`` (one model only),
+    technique tasks first; empty when the run has no SPM-Bench samples."""
+    newest = newest_samples(run_dir, "spm_bench")
+
+    def order(task: str) -> tuple[int, str]:
+        return (
+            (TECHNIQUE_TASKS.index(task), "")
+            if task in TECHNIQUE_TASKS
+            else (len(TECHNIQUE_TASKS), task)
+        )
+
+    return [newest[t] for t in sorted(newest, key=order)]
+
+
+def load_records(run_dir: Path) -> tuple[list[dict[str, Any]], list[Path]]:
+    """Per-question records, one per question id, and the files they came from."""
+    files = samples_files(run_dir)
+    records: dict[str, dict[str, Any]] = {}
+    for path in files:
+        with path.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                sample = json.loads(line)
+                record = sample.get("delta")
+                if not isinstance(record, Mapping) or any(k not in record for k in RECORD_KEYS):
+                    raise ValueError(
+                        f"{path}:{lineno}: no per-question SPM-Bench record in the 'delta' entry "
+                        f"(needs {', '.join(RECORD_KEYS)})"
+                    )
+                records.setdefault(str(record["id"]), dict(record))
+    return list(records.values()), files
+
+
+# --- pooling --------------------------------------------------------------------------------
+
+
+def summarise(name: str, records: Sequence[Mapping[str, Any]]) -> Row:
+    def mean(key: str) -> float:
+        return float(np.mean([float(r[key]) for r in records])) if records else math.nan
+
+    confidences = [r["confidence"] for r in records]
+    return Row(
+        name=name,
+        questions=len(records),
+        em=mean("em"),
+        spc=mean("spc"),
+        sip_f1=mean("sip_f1"),
+        f1=mean("f1"),
+        delta=delta([r["spc"] for r in records], [r["sip_f1"] for r in records]),
+        ece=ece(confidences, [r["em"] for r in records]),
+        with_confidence=sum(c is not None for c in confidences),
+        unparsed_rate=float(np.mean([not r["parsed"] for r in records])),
+        no_confidence_rate=float(np.mean([c is None for c in confidences])),
+        mean_output_tokens=mean("output_tokens"),
+    )
+
+
+def rows_by(records: Iterable[Mapping[str, Any]], key: str) -> list[Row]:
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for r in records:
+        groups.setdefault(str(r[key]), []).append(r)
+    return [summarise(name, groups[name]) for name in sorted(groups)]
+
+
+# --- tables ---------------------------------------------------------------------------------
+
+
+def _fmt(value: Any, digits: int = 3) -> str:
+    if isinstance(value, float):
+        return "n/a" if math.isnan(value) else f"{value:.{digits}f}"
+    return str(value)
+
+
+def _md_table(rows: Sequence[Row], first: str, bold_last: bool) -> list[str]:
+    head = [first, *(title for _, title in COLUMNS[1:])]
+    lines = [
+        "| " + " | ".join(head) + " |",
+        "|" + "|".join([" --- "] + [" ---: "] * (len(head) - 1)) + "|",
+    ]
+    for i, row in enumerate(rows):
+        cells = [
+            _fmt(v, 1 if f.name == "mean_output_tokens" else 3)
+            for f, v in zip(fields(Row), astuple(row), strict=True)
+        ]
+        if bold_last and i == len(rows) - 1:
+            cells = [f"**{c}**" for c in cells]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def markdown(
+    by_field: Sequence[Row],
+    by_technique: Sequence[Row],
+    overall: Row,
+    records: Sequence[Mapping[str, Any]],
+    files: Sequence[Path],
+    run_dir: Path,
+) -> str:
+    params = sorted(
+        {
+            (float(r.get("sip_lambda", math.nan)), float(r.get("sip_gamma", math.nan)))
+            for r in records
+        }
+    )
+    shown = ", ".join(f"lambda = {lam:g}, Gamma = {gam:g}" for lam, gam in params)
+    lines = [
+        "# SPM-Bench report",
+        "",
+        f"Run: `{run_dir}`; {overall.questions} questions from "
+        + ", ".join(f"`{p.name}`" for p in files)
+        + " (each question counted once).",
+        "",
+    ]
+    if any(r.get("bundled_sample") for r in records):
+        lines += ["**Bundled sample questions: these numbers are not benchmark results.**", ""]
+    lines += ["## By field", "", *_md_table([*by_field, overall], "field", True), ""]
+    lines += ["## By technique", "", *_md_table([*by_technique, overall], "technique", True), ""]
+    lines += [
+        f"SIP-F1 with {shown}. Delta = |mean SPC - mean SIP-F1| over the row's questions; "
+        "ECE: stated confidence against EM in 10 equal-width bins, over the questions with "
+        "a confidence (`with confidence`). `unparsed`: share of replies with no readable "
+        "answer (scored as an empty selection); `mean tokens`: word and punctuation tokens "
+        "per reply.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_csv(path: Path, rows: Sequence[Row]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow([f.name if f.name != "name" else "field" for f in fields(Row)])
+        for row in rows:
+            writer.writerow(
+                ["" if isinstance(v, float) and math.isnan(v) else v for v in astuple(row)]
+            )
+
+
+# --- plots ----------------------------------------------------------------------------------
+
+
+def _save(fig: Figure, path: Path) -> None:
+    # No timestamp / software metadata: the same run gives the same file.
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+
+
+def plot_histogram(path: Path, values: Sequence[float], overall: Row) -> None:
+    fig = Figure(figsize=(6.0, 3.8), layout="constrained")
+    ax = fig.add_subplot()
+    edges = np.linspace(0.0, 1.0, 21)
+    ax.hist(np.clip(values, 0.0, 1.0), bins=list(edges), color="#3b6fb6", edgecolor="white")
+    ax.axvline(overall.sip_f1, color="#c0392b", linestyle="--", linewidth=1.5,
+               label=f"mean SIP-F1 = {overall.sip_f1:.3f}")  # fmt: skip
+    ax.set_xlim(0.0, 1.0)
+    ax.xaxis.set_major_locator(MaxNLocator(11))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("per-question SIP-F1")
+    ax.set_ylabel("questions")
+    ax.set_title(f"SPM-Bench: SIP-F1 per question ({overall.questions} questions)")
+    ax.legend(loc="best", frameon=True, framealpha=0.9)
+    ax.grid(axis="y", alpha=0.3)
+    _save(fig, path)
+
+
+RADAR_SERIES: list[tuple[str, Callable[[Row], float], str]] = [
+    ("SIP-F1", lambda r: r.sip_f1, "#3b6fb6"),
+    ("SPC", lambda r: r.spc, "#e67e22"),
+    ("EM", lambda r: r.em, "#2e8b57"),
+]
+
+
+def plot_radar(path: Path, rows: Sequence[Row]) -> None:
+    fig = Figure(figsize=(7.2, 6.6), layout="constrained")
+    ax = cast(PolarAxes, fig.add_subplot(projection="polar"))
+    ax.set_theta_offset(math.pi / 2)  # first field at the top, then clockwise
+    ax.set_theta_direction(-1)
+    angles = np.linspace(0.0, 2 * math.pi, len(rows), endpoint=False)
+    closed = np.append(angles, angles[:1])
+    for label, value, colour in RADAR_SERIES:
+        vals = [value(r) for r in rows]
+        vals = [0.0 if math.isnan(v) else v for v in vals]
+        ax.plot(closed, [*vals, vals[0]], color=colour, linewidth=2, marker="o", label=label)
+        ax.fill(closed, [*vals, vals[0]], color=colour, alpha=0.08)
+    ax.set_xticks(angles)
+    # one word per line keeps long field names inside the figure
+    ax.set_xticklabels(
+        [f"{r.name.replace(' ', chr(10))}\n(n={r.questions})" for r in rows], fontsize=9
+    )
+    ax.tick_params(axis="x", pad=14)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_yticks([0.2, 0.4, 0.6, 0.8, 1.0])
+    ax.set_yticklabels(["0.2", "0.4", "0.6", "0.8", "1.0"], fontsize=7, color="grey")
+    ax.set_title("SPM-Bench by field", pad=12)
+    fig.legend(loc="outside lower center", ncol=len(RADAR_SERIES), frameon=False)
+    _save(fig, path)

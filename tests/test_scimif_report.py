@@ -1,0 +1,145 @@
+"""SciMIF breakdowns (groups, domains, disciplines, correctness crossing) on hand-built
+samples files, with every expected number computed by hand in the comments."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sci_tasks.metrics import scimif
+from sci_tasks.report import scimif as report
+
+
+def verdict(constraint: str, group: str, score: float | None) -> dict[str, Any]:
+    return {
+        "name": constraint,
+        "constraint": constraint,
+        "group": group,
+        "domain": constraint.split("_", 1)[0],
+        "score": score,
+        "reason": "hand-made",
+        "judge": None,
+    }
+
+
+def sample(
+    discipline: str, sample_id: int, verdicts: list[dict[str, Any]], correct: float | None
+) -> str:
+    return json.dumps(
+        {
+            "doc": {"discipline": discipline, "id": sample_id},
+            "drfr": {"constraints": verdicts},
+            "correct": {"score": correct},
+        }
+    )
+
+
+CHEM = [
+    # S1: general 1, science 0 -> CSR 0.5, ISR 0, correct
+    sample("chemistry", 1, [verdict("general_json_constraint", "Format", 1.0),
+                            verdict("chemistry_atom_count_constraint", "Number", 0.0)], 1.0),
+    # S2: CSR 1, ISR 1, incorrect
+    sample("chemistry", 2, [verdict("general_all_uppercase", "Letter", 1.0)], 0.0),
+]  # fmt: skip
+BIO = [
+    # S3: CSR 0.75, ISR 0, correct
+    sample("biology", 1, [verdict("general_wrap_up", "Format", 1.0),
+                          verdict("biology_analysis_steps_constraint", "Procedure", 0.5)], 1.0),
+    # S4: one unscored; CSR 1, ISR 1, not graded
+    sample("biology", 2, [verdict("general_judge", "Selection", None),
+                          verdict("biology_sequence_length_constraint", "Number", 1.0)], None),
+]  # fmt: skip
+# the same chemistry sample logged by scimif_all with other verdicts: must not be counted
+ALL = [sample("chemistry", 1, [verdict("general_json_constraint", "Format", 0.0)], 0.0)]
+
+
+@pytest.fixture()
+def run_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "run" / "model"
+    folder.mkdir(parents=True)
+    ts = "2026-11-30T10-00-00.000000"
+    for task, lines in (("scimif_chem", CHEM), ("scimif_bio", BIO), ("scimif_all", ALL)):
+        (folder / f"samples_{task}_{ts}.jsonl").write_text("\n".join(lines) + "\n")
+    return tmp_path / "run"
+
+
+def rows(table: list[list[Any]]) -> dict[str, list[Any]]:
+    return {str(r[0]): r[1:] for r in table[1:]}
+
+
+def test_discipline_table(run_dir: Path) -> None:
+    samples = report.read_samples(run_dir)
+    assert len(samples) == 4
+    table = rows(report.discipline_table(samples))
+    # chemistry: CSR (0.5 + 1)/2, ISR 1/2, DRFR 2/3, unscored 0/3
+    assert table["chemistry"] == pytest.approx([2, 0.75, 0.5, 2 / 3, 0.0])
+    # biology: CSR (0.75 + 1)/2, ISR 1/2, DRFR (1 + 0.5 + 1)/3, unscored 1/4
+    assert table["biology"] == pytest.approx([2, 0.875, 0.5, 2.5 / 3, 0.25])
+    assert table["Overall (mean ISR over disciplines)"][2] == pytest.approx(0.5)
+
+
+def test_group_and_domain_tables(run_dir: Path) -> None:
+    samples = report.read_samples(run_dir)
+    groups = rows(report.group_table(samples))  # columns: chemistry, biology, all
+    assert groups["Format"] == pytest.approx([1.0, 1.0, 1.0])
+    assert groups["Number"] == pytest.approx([0.0, 1.0, 0.5])
+    assert groups["Procedure"][1:] == pytest.approx([0.5, 0.5])
+    assert math.isnan(groups["Procedure"][0]) and math.isnan(groups["Selection"][2])
+    domains = rows(report.domain_table(samples))
+    assert domains["chemistry"] == pytest.approx([1.0, 0.0])
+    assert domains["biology"] == pytest.approx([1.0, 0.75])
+
+
+def test_correctness_crossing(run_dir: Path) -> None:
+    # (correct, ISR): (1, 0), (0, 1), (1, 0), (None, 1) -> CF 0, CV 2, IF 1, IV 0 of n = 3
+    # phi = (0*0 - 2*1) / sqrt((0+2)(1+0)(0+1)(2+0)) = -1; Jaccard 0/3; chi2 = 3, p = 0.0833
+    (header, row) = report.correctness_table(report.read_samples(run_dir), "m")
+    values = dict(zip(header, row, strict=True))
+    assert values["n"] == 3
+    assert [values[k] for k in ("CF", "CV", "IF", "IV")] == pytest.approx([0, 2 / 3, 1 / 3, 0])
+    assert values["phi"] == pytest.approx(-1.0) and values["Jaccard"] == 0.0
+    assert values["chi2 p-value"] == pytest.approx(0.0832645, rel=1e-5)
+
+
+def test_crossing_matches_scipy_on_a_larger_table() -> None:
+    from scipy.stats import chi2_contingency
+
+    pairs = [(1.0, 1.0)] * 30 + [(1.0, 0.0)] * 10 + [(0.0, 1.0)] * 15 + [(0.0, 0.0)] * 45
+    c = scimif.crossing([*pairs, (None, 1.0), (1.0, None)])
+    # phi = (30*45 - 10*15) / sqrt(40*60*45*55) = 1200 / 2437.21; Jaccard = 30 / 55
+    assert c["n"] == 100 and c["CF"] == 0.3 and c["IV"] == 0.45
+    assert c["phi"] == pytest.approx(1200 / math.sqrt(40 * 60 * 45 * 55))
+    assert c["jaccard"] == pytest.approx(30 / 55)
+    expected = chi2_contingency([[30, 10], [15, 45]], correction=False)
+    assert c["chi2"] == pytest.approx(expected.statistic)
+    assert c["p_value"] == pytest.approx(expected.pvalue)
+    assert math.isnan(scimif.crossing([(1.0, 1.0)])["phi"])
+
+
+def test_write_report_writes_markdown_and_csv(run_dir: Path, tmp_path: Path) -> None:
+    written = report.write_report(run_dir, tmp_path / "out")
+    names = {p.name for p in written}
+    assert {"scimif_report.md", "scimif_groups.csv", "scimif_disciplines.csv"} <= names
+    with (tmp_path / "out" / "scimif_constraints.csv").open() as fh:
+        table = {r["constraint"]: r for r in csv.DictReader(fh)}
+    assert table["general_judge"]["unscored"] == "1" and table["general_judge"]["scored"] == "0"
+    assert float(table["biology_analysis_steps_constraint"]["DRFR"]) == 0.5
+    assert (
+        "| Overall (mean ISR over disciplines)"
+        in (tmp_path / "out" / "scimif_report.md").read_text()
+    )
+
+
+def test_predict_only_samples_must_be_scored_first(tmp_path: Path) -> None:
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "samples_scimif_chem_2026.jsonl").write_text(
+        '{"doc": {"discipline": "chemistry", "id": 1}}\n'
+    )
+    with pytest.raises(ValueError, match="run sci-score on it first"):
+        report.read_samples(tmp_path)
