@@ -10,10 +10,17 @@ from pathlib import Path
 import pytest
 
 import sci_tasks
+from sci_tasks.data.scimif import SHORT, TASK_TYPES
 
 from .helpers import GEO_IMG, GEO_IMG2, GEO_RECORDS, console_script, write_release
 
-OUR_TASKS = ["scimif", "scimif_chem", "scimif_geo", "scimif_bio", "scimif_mat", "scimif_phy"]
+SCIMIF_TYPES = [f"scimif_{SHORT[d]}_{t}" for d, types in TASK_TYPES.items() for t in types]
+OUR_TASKS = [
+    "scimif", "scimif_all", "scimif_chem", "scimif_geo", "scimif_bio", "scimif_mat",
+    "scimif_phy", *SCIMIF_TYPES,
+    "spm_bench", "spm_bench_stm", "spm_bench_afm", "spm_bench_sem", "spm_bench_tem",
+    "spm_bench_topology", "spm_bench_crystal_structure",
+]  # fmt: skip
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 
 
@@ -92,6 +99,38 @@ def test_task_manager_builds_real_tasks_that_score_with_the_registry() -> None:
         v["unscored"] for v in values
     )
     assert aggregate["bundled_samples"]([v["bundled_samples"] for v in values]) == 1.0
+
+
+def test_every_task_type_is_a_task_and_the_released_names_map_to_them() -> None:
+    assert len(SCIMIF_TYPES) == 22
+    tasks = sci_tasks.task_manager().load("scimif_task_types")["tasks"]
+    assert sorted(tasks) == sorted(SCIMIF_TYPES)
+    docs = {name: list(task.test_docs()) for name, task in tasks.items()}
+    assert all(docs.values())  # the bundled samples cover every task type
+    assert sum(len(d) for d in docs.values()) == 42  # each sample in exactly one type
+    pooled = sci_tasks.task_manager().load("scimif_all")["tasks"]["scimif_all"]
+    assert len(list(pooled.test_docs())) == 42
+
+
+@pytest.mark.parametrize(
+    ("discipline", "released", "paper"),
+    [
+        ("chemistry", "MolCustom_AtomNum", "molcustom_atomnum"),
+        ("chemistry", "Open_Ended", "open_ended"),
+        ("geography", "formated_calculation_task", "calculation_task"),
+        ("biology", "formated_sequence_qa", "sequence_qa"),
+        ("material", "formated_reasoning_process", "reasoning_process"),
+        ("physics", "formated_reasoning_process", "formatted_reasoning_process"),
+        ("physics", "formated_numerical_task", "formatted_numerical_task"),
+        ("physics", "something_else", None),
+    ],
+)
+def test_released_task_values_map_to_paper_task_types(
+    discipline: str, released: str, paper: str | None
+) -> None:
+    from sci_tasks.data.scimif import task_type
+
+    assert task_type(discipline, released) == paper
 
 
 def test_multimodal_tasks_hand_images_to_lm_eval() -> None:

@@ -94,6 +94,7 @@ def test_process_results_reports_every_constraint_with_a_reason() -> None:
     assert out["unscored"] == 2
     assert out["unscored_rate"] == {"unscored": 2, "total": 3}
     assert out["bundled_samples"] == 1.0
+    assert out["correct"]["score"] is None and out["correct"]["reason"] == "no reference answer"
 
 
 def test_a_crashing_checker_becomes_unscored_and_names_the_exception() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -42,11 +43,30 @@ ALIASES = {"chem": "chemistry", "geo": "geography", "bio": "biology", "life": "b
            "mat": "material", "materials": "material", "phy": "physics"}  # fmt: skip
 REQUIRED_FIELDS = ("id", "edit_question", "instruction_list")
 
+# The paper's 22 task types per discipline. The released `task` values spell them
+# differently ("formated_calculation_task", "MolCustom_AtomNum"); `task_type` maps them.
+TASK_TYPES: dict[str, tuple[str, ...]] = {
+    "chemistry": (
+        "numerical_task", "entity_option", "reaction_steps", "molecular_format", "open_ended",
+        "molcustom_bondnum", "molcustom_functionalgroup", "molcustom_atomnum",
+    ),
+    "geography": ("calculation_task", "reasoning_steps", "address_format", "scene_option"),
+    "biology": ("sequence_qa", "entity_relationship", "analysis_steps"),
+    "material": (
+        "numerical_problem", "characterization_technique", "property_prediction",
+        "reasoning_process",
+    ),
+    "physics": (
+        "formatted_numerical_task", "formatted_reasoning_process", "formatted_open_ended",
+    ),
+}  # fmt: skip
+
 FEATURES = datasets.Features(
     {
         "id": datasets.Value("int64"),
         "discipline": datasets.Value("string"),
         "task": datasets.Value("string"),
+        "task_type": datasets.Value("string"),  # the paper's name; None if unmapped
         "original_question": datasets.Value("string"),
         "edit_question": datasets.Value("string"),
         "answer": datasets.Value("string"),
@@ -72,6 +92,20 @@ def discipline_name(name: str) -> str:
     if key not in FILES:
         raise KeyError(f"unknown SciMIF discipline {name!r}; known: {', '.join(FILES)}")
     return key
+
+
+def _type_key(name: str) -> str:
+    key = re.sub(r"[\s-]+", "_", name.strip().lower())
+    return re.sub(r"^(formated|formatted)_", "", key)
+
+
+def task_type(discipline: str, released: str) -> str | None:
+    """The paper's task type for a released ``task`` value, or None when it maps to none."""
+    wanted = _type_key(released)
+    for name in TASK_TYPES[discipline]:
+        if _type_key(name) == wanted:
+            return name
+    return None
 
 
 def load(discipline: str, location: DataLocation | None = None) -> datasets.Dataset:
@@ -142,10 +176,12 @@ def _normalise(
     instructions = raw["instruction_list"]
     if not isinstance(instructions, list):
         raise DataError(f"{where}: instruction_list must be a list")
+    released_task = _text(raw.get("task")) or ""
     return {
         "id": sample_id,
         "discipline": discipline,
-        "task": _text(raw.get("task")) or "",
+        "task": released_task,
+        "task_type": task_type(discipline, released_task),
         "original_question": _text(raw.get("original_question")) or "",
         "edit_question": _text(raw["edit_question"]) or "",
         "answer": _text(raw.get("answer")),
@@ -203,7 +239,27 @@ def _images(value: Any, images_dir: Path, where: str) -> list[str]:
     return paths
 
 
-def load_for_lm_eval(discipline: str, **metadata: Any) -> datasets.DatasetDict:
-    """lm-eval ``custom_dataset`` hook: data location may come from ``--metadata``."""
+def load_for_lm_eval(
+    discipline: str = "all", task_type: str | None = None, **metadata: Any
+) -> datasets.DatasetDict:
+    """lm-eval ``custom_dataset`` hook: one discipline, optionally one task type, or
+    ``discipline="all"`` (every discipline pooled); the data location may come from
+    ``--metadata``."""
     location = locate("scimif", metadata)
-    return datasets.DatasetDict({"test": load(discipline, location)})
+    if discipline == "all":
+        data = datasets.concatenate_datasets([load(d, location) for d in FILES])
+    else:
+        data = load(discipline, location)
+    if task_type is not None:
+        data = data.filter(lambda doc: doc["task_type"] == task_type)
+        if len(data) == 0:
+            raise DataError(
+                f"SciMIF {discipline}: no records of task type {task_type!r} in "
+                f"{location.describe()}"
+            )
+    unmapped = sorted(
+        {t for t, k in zip(data["task"], data["task_type"], strict=True) if k is None}
+    )
+    if unmapped:
+        log.warning("SciMIF %s: task values with no paper task type: %s", discipline, unmapped)
+    return datasets.DatasetDict({"test": data})
