@@ -28,6 +28,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 import sci_tasks
+import sci_tasks.resolvers
 from sci_tasks.metrics import judge as judges
 from sci_tasks.metrics.judge import JudgeConfig
 
@@ -197,19 +198,11 @@ def _group_values(
     return out
 
 
-def safe_name(label: str) -> str:
-    """A folder name for a judge or model label (hub ids contain '/')."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "__", label).strip("_") or "unnamed"
-
-
 def judge_config(cfg: DictConfig) -> JudgeConfig | None:
     settings = OmegaConf.to_container(cfg.judge, resolve=True) if cfg.get("judge") else None
     if not isinstance(settings, dict) or not settings.get("model"):
         return None
     return JudgeConfig.from_mapping({str(k): v for k, v in settings.items()})
-
-
-OmegaConf.register_new_resolver("sci_safe_name", safe_name, replace=True)
 
 
 @hydra.main(config_path="pkg://sci_tasks.conf", config_name="score", version_base="1.3")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import sci_tasks
-from sci_tasks.app import package_dir
+from sci_tasks.resolvers import package_dir
 
 from .helpers import console_script
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sci_tasks.app import package_dir
+from sci_tasks.resolvers import package_dir
 from sci_tasks.metrics.constraints import registry
 from sci_tasks.metrics.constraints.registry import Kind
 
