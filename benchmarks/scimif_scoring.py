@@ -45,7 +45,9 @@ def synthetic_samples(seed: int = 0) -> list[tuple[dict, str]]:
         for i in range(count):
             doc = records[i % len(records)]
             body = " ".join(rng.choice(PIECES) for _ in range(rng.randint(2, 8)))
-            answer = rng.choice(["\\boxed{101.38 kPa}", "Final answer: 1.12 eV", "Answer: YES", "[1, 2, 3]"])
+            answer = rng.choice(
+                ["\\boxed{101.38 kPa}", "Final answer: 1.12 eV", "Answer: YES", "[1, 2, 3]"]
+            )
             out.append((doc, f"{body}\n\n{answer}"))
     return out
 

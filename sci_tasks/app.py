@@ -14,6 +14,7 @@ folders are named by their overrides; re-running a sweep skips the finished jobs
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -47,6 +48,20 @@ def plain(node: Any) -> dict[str, Any]:
 def run_metadata(cfg: DictConfig) -> dict[str, Any]:
     """Per-run data locations for the tasks (lm-eval ``metadata``); unset ones are left out."""
     return {k: v for k, v in plain(cfg.get("data")).items() if v not in (None, "")}
+
+
+def is_ours(task: str) -> bool:
+    """A task, group or tag defined in the sci-tasks task folder."""
+    return str(task) in our_task_names()
+
+
+@functools.cache
+def our_task_names() -> frozenset[str]:
+    from lm_eval.tasks import TaskManager
+
+    return frozenset(
+        TaskManager(include_path=sci_tasks.include_path(), include_defaults=False).all_tasks
+    )
 
 
 def response_cache(cfg: DictConfig) -> str | None:
@@ -107,7 +122,11 @@ def evaluate(cfg: DictConfig, output_dir: Path) -> dict[str, Any]:
     results = simple_evaluate(
         **lm_eval_arguments(cfg),
         evaluation_tracker=tracker,
-        task_manager=sci_tasks.task_manager(metadata=run_metadata(cfg)),
+        task_manager=sci_tasks.task_manager(
+            metadata=run_metadata(cfg),
+            # indexing lm-eval's own thousands of task files takes seconds: only when needed
+            include_defaults=not all(is_ours(t) for t in cfg.tasks.names),
+        ),
     )
     if results is None:  # non-zero ranks in distributed runs
         return {}

@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hydra import compose, initialize_config_module
 
 from sci_tasks import manifest
@@ -84,7 +83,7 @@ def cache_parent(args: dict[str, Any]) -> Path:
 def test_secrets_in_the_config_are_refused(tmp_path: Path) -> None:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "SCI_TASKS_CACHE": str(tmp_path / "c")}
     out = subprocess.run(
-        [console_script("sci-eval"), "+model.args.api_key=sk-LITERALSECRET123456", "hydra.run.dir=r"],
+        [console_script("sci-eval"), "+model.args.api_key=sk-LITERAL0123456789", "hydra.run.dir=r"],
         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300,
     )  # fmt: skip
     assert out.returncode != 0
