@@ -210,3 +210,23 @@ def test_a_killed_run_resumes_from_its_cached_responses(tmp_path: Path) -> None:
         assert server.requests_received() - answered == SCIMIF_TEXT_SAMPLES - kept
         assert manifest.read(tmp_path / "run")["status"] == "done"
         assert set(results_of(tmp_path / "run")) == {"scimif_chem", "scimif_bio"}
+
+
+def test_packaged_configs_are_reusable_from_a_users_config_folder(tmp_path: Path) -> None:
+    """A lab's own folder adds a model next to ours (--config-dir) or builds its own primary
+    config on ours through Hydra's pkg:// search path, as the README shows."""
+    (tmp_path / "lab" / "model").mkdir(parents=True)
+    (tmp_path / "lab" / "model" / "lab_server.yaml").write_text(
+        "defaults:\n  - local_api\n  - _self_\nargs:\n  model: lab-model\n"
+        "  base_url: http://127.0.0.1:9/v1/chat/completions\n"
+    )
+    (tmp_path / "lab" / "lab.yaml").write_text(
+        "defaults:\n  - config\n  - override model: lab_server\n  - _self_\n"
+        "hydra:\n  searchpath:\n    - pkg://sci_tasks.conf\n"
+        "tasks:\n  name: lab_mix\n  names: [scimif_chem, spm_bench_stm]\n"
+    )
+    out = sci_eval(
+        tmp_path, "--config-dir", "lab", "--config-name", "lab", "--cfg", "job", "--resolve"
+    )
+    assert "model: lab-model" in out.stdout and "backend: local-chat-completions" in out.stdout
+    assert "- spm_bench_stm" in out.stdout and "judge:" in out.stdout
