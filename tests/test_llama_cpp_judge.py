@@ -71,7 +71,7 @@ def test_a_real_model_judges_a_scimif_run(llama_server: str, tmp_path: Path) -> 
         "model.args.model=smollm2-judge",
         f"model.args.base_url={llama_server}/chat/completions",
         "model.args.num_concurrent=1",
-        "model.gen_kwargs.max_gen_toks=96",
+        "+model.gen_kwargs.max_gen_toks=96",
         "tasks=scimif_text",
         "limit=4",
         "judge=local_api",

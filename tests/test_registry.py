@@ -65,7 +65,13 @@ def test_unknown_and_unchecked_constraints_are_unscored_by_name() -> None:
     judged = registry.evaluate("general_number_response", inp)
     assert judged.score is None and judged.group == "Number"
     assert "no LLM judge is configured" in judged.reason
-    unchecked = registry.evaluate("chemistry_atom_count_constraint", inp)
+    name = "chemistry_atom_count_constraint"
+    checker = registry.registered()[name]
+    del registry._CHECKERS[name]  # a catalogue constraint whose checker is not loaded
+    try:
+        unchecked = registry.evaluate(name, inp)
+    finally:
+        registry._CHECKERS[name] = checker  # type: ignore[assignment]
     assert unchecked.score is None
     assert unchecked.reason == "no checker yet for chemistry_atom_count_constraint (rdkit)"
 

@@ -268,7 +268,7 @@ def _load_checkers() -> None:
     """Import the checker modules once; each fills the registry through ``@register``."""
     global _loaded
     if not _loaded:
-        from sci_tasks.metrics.constraints import general, judged  # noqa: F401
+        from sci_tasks.metrics.constraints import chemistry, general, judged  # noqa: F401
 
         _loaded = True
 

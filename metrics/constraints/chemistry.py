@@ -1,0 +1,669 @@
+"""Checkers of the RDKit-scored chemistry constraints of the SciMIF catalogue.
+
+``chemistry_unit_consistency`` is not here (see the units module). The molecule a response
+gives is found by ``molecules.find_molecule`` (its docstring: where a molecule is looked
+for, which one is chosen, the bounds, the optional LLM extraction). Counting follows
+TOMG-Bench (the source of the molcustom tasks) on the RDKit molecule as parsed from SMILES
+(or decoded from SELFIES): sanitized, aromaticity perceived, hydrogens implicit, every
+fragment of a salt or mixture ("CC(=O)[O-].[Na+]") counted.
+
+Requirements are read from the parameters first and, when none can be read there, from the
+question. A requirement that cannot be read from either -> unscored, with why. Counts are
+written as digits or words ("5", "five", "a", "no"), with a bound: "exactly" / "only" / none
+(=), "at least" / "no fewer than" / "a minimum of" / "N or more" (>=), "at most" / "no more
+than" / "up to" / "N or fewer" (<=), "more than N" (>= N+1), "fewer / less than N"
+(<= N-1); "no X", "without X", "free of X" mean 0. "X: N" / "X = N" is read too.
+
+Decisions (one per constraint):
+
+* molecular_format_validity: the format required is the one the parameters name (SMILES,
+  SELFIES, IUPAC), else the one(s) the question names; none named -> any of the three (names
+  then only from labels, lines, code and LaTeX, not from prose words, where every chemical
+  word would pass). Several named -> any of them. Pass iff the chosen candidate in a
+  required format is valid: SMILES parsed by RDKit, SELFIES decoded by ``selfies`` then
+  parsed, an IUPAC name of IUPAC shape (``molecules.iupac_problem``: a morphology rule, not
+  name-to-structure). A stated answer that is invalid fails even when a valid molecule
+  appears elsewhere in prose. A valid molecule in another format only fails ("SELFIES
+  given, SMILES required").
+* For the three count constraints the molecule must be a SMILES or SELFIES structure. No
+  valid structure -> fail ("no valid molecule in the response"); an INVALID SMILES/SELFIES
+  is a fail too (the response did not give a valid molecule), with the parse error in the
+  reason. When the question asks for an IUPAC name only -> unscored (names are not
+  converted to structures here).
+* atom_count: per-element counts of heavy atoms ("5 carbon atoms", "five carbons", "1 Br
+  atom", "Br: 1", element names or symbols), an optional total of heavy atoms ("12 heavy
+  atoms", "a total of 12 atoms", "12 non-hydrogen atoms"), or a molecular formula
+  ("molecular formula C5H9BrO2", exact for every element including H). Hydrogens are not
+  counted unless a hydrogen count is stated; then it is the total attached H, implicit
+  included (``GetTotalNumHs`` plus explicit H atoms), so "CCO" has 6. Heavy elements the
+  requirement does not list must be absent (TOMG-Bench: "a molecule with 8 carbon atoms and
+  1 nitrogen atom" has no other heavy atoms) when the text says so ("no other heavy atoms",
+  "composed only of", a formula), or when it lists a composition: exact counts, carbon among
+  them, no total, and no "including" / "among them" / "in addition" / "other atoms
+  allowed" wording. "containing exactly 2 nitrogen atoms" alone does not close the list.
+* atom_bond: single / double / triple / aromatic counts are ``GetBondType()`` counts over
+  the molecule's bonds as parsed: bonds to implicit hydrogens are not bonds of the graph and
+  are not counted; aromatic bonds stay AROMATIC (not kekulized), so a Kekulé benzene
+  "C1=CC=CC=C1" has 6 aromatic bonds and no double bond; RDKit writes nitro as
+  [N+](=O)[O-] (one double, one single N-O bond) whichever way the SMILES wrote it. Rotatable
+  bonds: ``rdMolDescriptors.CalcNumRotatableBonds`` with ``NumRotatableBondsOptions.Default``
+  (TOMG-Bench's ``Descriptors.NumRotatableBonds``), which in current RDKit is the Strict
+  definition: non-ring single bonds between two non-terminal heavy atoms, excluding bonds
+  to triple-bonded atoms and amide C-N bonds ("CCCCC(=O)NCC": 4, NonStrict would say 5).
+  Total: every bond of the graph (``GetNumBonds``). Types not named are not constrained.
+  A bond phrase that is not understood ("2 C=C double bonds") -> unscored.
+* atom_group: functional groups by the SMARTS table of ``smarts.py`` (aliases: hydroxyl,
+  carboxylic acid / carboxyl, amine / amino, benzene ring / phenyl, halogen / halo, ...),
+  counted as unique substructure matches (``smarts.count``). Groups not named are not
+  constrained. A group the table does not know ("2 azide groups") -> unscored.
+
+Each reason names the molecule and every count checked, e.g. ``C5H9BrO2 (SMILES
+'CC(Br)C(=O)OCC' from JSON key 'molecule'): C=5 ok, Br=1 ok, O=2 ok, no other heavy atoms ok``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from rdkit import Chem, rdBase
+from rdkit.Chem import rdMolDescriptors
+
+from sci_tasks.metrics.constraints import smarts
+from sci_tasks.metrics.constraints.molecules import (
+    FORMAT_WORDS,
+    FORMATS,
+    Candidate,
+    find_molecule,
+)
+from sci_tasks.metrics.constraints.registry import CheckInput, register
+from sci_tasks.metrics.constraints.text import NUMBER_WORD, clean_parameters, clip, parse_int
+from sci_tasks.metrics.verdict import Verdict
+
+# --------------------------------------------------------------------------- requirements
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One count requirement: ``key`` (an element symbol, "heavy", a bond type, a group)
+    compared with ``n`` by ``op`` ("==", ">=", "<=")."""
+
+    key: str
+    op: str
+    n: int
+    written: str  # as written
+    position: int = 0  # where it was written
+
+    def holds(self, have: int) -> bool:
+        if self.op == ">=":
+            return have >= self.n
+        if self.op == "<=":
+            return have <= self.n
+        return have == self.n
+
+    @property
+    def need(self) -> str:
+        word = {"==": "exactly", ">=": "at least", "<=": "at most"}[self.op]
+        return f"{word} {self.n}"
+
+
+_WS = r"[ \t]+"
+_CMP = (
+    r"(?:exactly|precisely|only|just|at[ \t]+least|at[ \t]+most|no[ \t]+more[ \t]+than|"
+    r"no[ \t]+fewer[ \t]+than|no[ \t]+less[ \t]+than|not[ \t]+more[ \t]+than|"
+    r"not[ \t]+fewer[ \t]+than|not[ \t]+less[ \t]+than|more[ \t]+than|greater[ \t]+than|"
+    r"fewer[ \t]+than|less[ \t]+than|up[ \t]+to|(?:a[ \t]+)?minimum[ \t]+of|"
+    r"(?:a[ \t]+)?maximum[ \t]+of|a[ \t]+total[ \t]+of|in[ \t]+total|total[ \t]+of|over|"
+    r"under|>=|<=|≥|≤|>|<|=)"
+)
+_NUM = rf"(?:{NUMBER_WORD}|an?|no)"
+_POST = r"(?:[ \t]+or[ \t]+(?P<post>more|greater|above|fewer|less|below))?"
+_NEG = (
+    r"(?:without|free[ \t]+of|lacking|(?:does|do|must|should|will)[ \t]+not[ \t]+"
+    r"(?:contain|have|include)|not[ \t]+containing)(?:[ \t]+(?:any|an?))?"
+)
+
+
+def _bound(cmp: str | None, number: str, post: str | None) -> tuple[str, int] | None:
+    """(op, n) from a comparator, a count and an "or more / or fewer" tail."""
+    token = number.strip().lower()
+    n = {"a": 1, "an": 1, "no": 0}.get(token)
+    if n is None:
+        n = parse_int(token)
+    if n is None:
+        return None
+    c = " ".join((cmp or "").lower().split())
+    if post:
+        return (">=" if post.lower() in ("more", "greater", "above") else "<="), n
+    if c in ("at least", "no fewer than", "no less than", "not fewer than", "not less than"):
+        return ">=", n
+    if c in ("minimum of", "a minimum of", ">=", "≥"):
+        return ">=", n
+    if c in ("more than", "greater than", "over", ">"):
+        return ">=", n + 1
+    if c in ("at most", "no more than", "not more than", "up to", "maximum of"):
+        return "<=", n
+    if c in ("a maximum of", "<=", "≤"):
+        return "<=", n
+    if c in ("fewer than", "less than", "under", "<"):
+        return ("<=", n - 1) if n > 0 else None
+    return "==", n
+
+
+@dataclass
+class _Parsed:
+    requirements: list[Requirement]  # in the order written
+    spans: list[tuple[int, int]]
+
+    def add(self, key: str, bound: tuple[str, int] | None, m: re.Match[str]) -> None:
+        if bound is None:
+            return
+        req = Requirement(key, bound[0], bound[1], " ".join(m.group().split()), m.start())
+        if all((r.key, r.op, r.n) != (req.key, req.op, req.n) for r in self.requirements):
+            self.requirements.append(req)
+            self.requirements.sort(key=lambda r: r.position)
+        self.spans.append(m.span())
+
+    def covers(self, span: tuple[int, int]) -> bool:
+        a, b = span
+        return any(s < b and a < e for s, e in self.spans)
+
+
+def _forward(keys: str, between: str = "") -> re.Pattern[str]:
+    """ "[bound] N [or more] <key>": the usual way counts are written."""
+    return re.compile(
+        rf"(?<![\w.])(?:(?P<cmp>{_CMP})[ \t]*)?(?P<n>{_NUM})(?![\w.]){_POST}{_WS}"
+        rf"{between}(?P<key>{keys})",
+        re.I,
+    )
+
+
+def _reverse(keys: str) -> re.Pattern[str]:
+    """ "<key>: N", "<key> = N", "<key> count is at least N"."""
+    return re.compile(
+        rf"(?<![\w])(?P<key>{keys})(?:[ \t]+(?:count|number))?[ \t]*"
+        rf"(?:[:=]|\bis\b|\bequals?\b|\bshould[ \t]+be\b|\bmust[ \t]+be\b)[ \t]*"
+        rf"(?:(?P<cmp>{_CMP})[ \t]*)?(?P<n>[0-9]+)(?![\w.])",
+        re.I,
+    )
+
+
+def _negative(keys: str, between: str = "") -> re.Pattern[str]:
+    """ "without (any) <key>", "free of <key>": zero."""
+    return re.compile(rf"(?<![\w])(?:{_NEG}){_WS}{between}(?P<key>{keys})", re.I)
+
+
+def _parse(
+    text: str,
+    patterns: Iterable[re.Pattern[str]],
+    key_of: Callable[[re.Match[str]], str | None],
+) -> _Parsed:
+    parsed = _Parsed([], [])
+    for pattern in patterns:
+        negative = "n" not in pattern.groupindex
+        for k, m in enumerate(pattern.finditer(text)):
+            if k >= 200:
+                break
+            key = key_of(m)
+            if key is None:
+                continue
+            if negative:
+                parsed.add(key, ("==", 0), m)
+            else:
+                parsed.add(key, _bound(m.group("cmp"), m.group("n"), m.groupdict().get("post")), m)
+    return parsed
+
+
+def _requirement_texts(inp: CheckInput) -> list[tuple[str, str]]:
+    params = clean_parameters(inp.parameters)
+    texts = [(params, "parameters")] if params else []
+    if inp.question and inp.question.strip():
+        texts.append((inp.question, "question"))
+    return texts
+
+
+def _check_line(pairs: Sequence[tuple[str, int, Requirement | None]]) -> tuple[bool, str]:
+    """(all hold, "C=5 ok, Br=2 (need exactly 1)")."""
+    parts, ok = [], True
+    for label, have, req in pairs:
+        if req is None or req.holds(have):
+            parts.append(f"{label}={have} ok")
+        else:
+            ok = False
+            parts.append(f"{label}={have} (need {req.need})")
+    return ok, ", ".join(parts)
+
+
+# --------------------------------------------------------------------------- molecules
+
+_FORMAT_RES = {
+    "smiles": re.compile(r"\bSMILES\b", re.I),
+    "selfies": re.compile(r"\bSELFIES\b", re.I),
+    "iupac": re.compile(r"\bIUPAC\b|\bsystematic[ \t]+name\b", re.I),
+}
+
+
+def required_formats(inp: CheckInput) -> tuple[tuple[str, ...], str]:
+    """The molecule formats the parameters name, else the question names, else all three;
+    and where that was read ("parameters" / "question" / "")."""
+    for text, source in _requirement_texts(inp):
+        named = tuple(f for f in FORMATS if _FORMAT_RES[f].search(text))
+        if named:
+            return named, source
+    return FORMATS, ""
+
+
+# A second search, only to say what else the response holds ("only a name was given"),
+# is skipped for responses longer than this.
+_EXPLAIN_LIMIT = 100_000
+
+
+def _structure(inp: CheckInput) -> tuple[Candidate | None, Verdict | None]:
+    """The response's molecule as a structure (SMILES / SELFIES), or the verdict when there
+    is none."""
+    formats, _ = required_formats(inp)
+    if formats == ("iupac",):
+        return None, Verdict.unscored(
+            "the question asks for an IUPAC name; counting needs a SMILES or SELFIES "
+            "structure (names are not converted to structures)"
+        )
+    search = find_molecule(inp, ("smiles", "selfies"))
+    if search.molecule is None:
+        reason = search.why_none(("smiles", "selfies"))
+        if search.chosen is None and len(inp.response) <= _EXPLAIN_LIMIT:
+            names = find_molecule(CheckInput(inp.response, None, ""), ("iupac",))
+            if names.molecule is not None:
+                reason += f"; only a name was given: {names.molecule.describe()}"
+        return None, Verdict.failed(reason)
+    return search.molecule, None
+
+
+def _about(mol: Candidate) -> str:
+    return f"{mol.formula} ({mol.describe()})"
+
+
+# --------------------------------------------------------------------------- format
+
+
+@register("chemistry_molecular_format_validity")
+def molecular_format_validity(inp: CheckInput) -> Verdict:
+    formats, source = required_formats(inp)
+    words = " or ".join(FORMAT_WORDS[f] for f in formats)
+    required = f"{words} required ({source})" if source else "no format named: any accepted"
+    search = find_molecule(
+        inp,
+        formats,
+        what="IUPAC name" if formats == ("iupac",) else None,
+        names_in_prose=bool(source) and "iupac" in formats,
+    )
+    found = search.molecule
+    if found is not None:
+        if found.fmt == "iupac":
+            return Verdict.passed(f"IUPAC-style {found.describe()}; {required}")
+        extra = f" = {found.smiles}" if found.fmt == "selfies" else ""
+        return Verdict.passed(f"valid {found.describe()}{extra} -> {found.formula}; {required}")
+    reason = search.why_none(formats)
+    if search.chosen is None and source and len(inp.response) <= _EXPLAIN_LIMIT:
+        others = tuple(f for f in FORMATS if f not in formats)
+        other = find_molecule(CheckInput(inp.response, None, ""), others, names_in_prose=False)
+        if other.molecule is not None:
+            reason = f"{other.molecule.describe()} given, not {words}"
+    return Verdict.failed(f"{reason}; {required}")
+
+
+# --------------------------------------------------------------------------- atoms
+
+_ELEMENTS: dict[str, str] = {
+    "hydrogen": "H",
+    "lithium": "Li",
+    "boron": "B",
+    "carbon": "C",
+    "nitrogen": "N",
+    "oxygen": "O",
+    "fluorine": "F",
+    "sodium": "Na",
+    "magnesium": "Mg",
+    "aluminium": "Al",
+    "aluminum": "Al",
+    "silicon": "Si",
+    "phosphorus": "P",
+    "phosphorous": "P",
+    "sulfur": "S",
+    "sulphur": "S",
+    "chlorine": "Cl",
+    "potassium": "K",
+    "calcium": "Ca",
+    "iron": "Fe",
+    "copper": "Cu",
+    "zinc": "Zn",
+    "germanium": "Ge",
+    "arsenic": "As",
+    "selenium": "Se",
+    "bromine": "Br",
+    "tin": "Sn",
+    "antimony": "Sb",
+    "tellurium": "Te",
+    "iodine": "I",
+    "bismuth": "Bi",
+    "polonium": "Po",
+}
+_SYMBOLS = sorted(set(_ELEMENTS.values()), key=len, reverse=True)
+_NAMES = "|".join(sorted(_ELEMENTS, key=len, reverse=True))
+_SYMS = "|".join(_SYMBOLS)
+_ATOMS = r"(?:[ \t]+atoms?(?![a-z]))"
+_HEAVY = (
+    r"(?P<heavy>heavy[ \t-]+atoms?|non-?hydrogen[ \t]+atoms?|non-?H[ \t]+atoms?|"
+    r"atoms?[ \t]+in[ \t]+total|total[ \t]+(?:heavy[ \t]+)?atoms?)(?![a-z])"
+)
+_NAME_KEY = rf"(?P<name>{_NAMES})s?(?![a-z]){_ATOMS}?"
+_SYM_BARE = rf"(?-i:(?P<sym>{_SYMS}))(?![A-Za-z]){_ATOMS}?"
+_SYM_ATOMS = rf"(?-i:(?P<sym>{_SYMS})){_ATOMS}"
+_TOTAL_RE = re.compile(
+    rf"(?<![\w])(?:a[ \t]+)?total[ \t]+(?:number[ \t]+)?of[ \t]+(?:(?P<cmp>{_CMP})[ \t]+)?"
+    rf"(?P<n>{NUMBER_WORD}){_POST}[ \t]+(?:heavy[ \t]+|non-?hydrogen[ \t]+)?atoms?(?![a-z])",
+    re.I,
+)
+_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+_FORMULA_RE = re.compile(
+    r"\b(?:molecular|chemical|empirical)?[ \t]*formula[ \t]*(?:of|is|:|=)?[ \t]*[`*$]{0,2}"
+    r"(?P<formula>(?:[A-Z][a-z]?[0-9]*){1,30})(?![A-Za-z0-9])"
+)
+_FORMULA_PART_RE = re.compile(r"([A-Z][a-z]?)([0-9]*)")
+_CLOSED_RE = re.compile(
+    r"\bno[ \t]+(?:other|additional|further)[ \t]+(?:heavy[ \t]+|non-?hydrogen[ \t]+)?"
+    r"(?:atoms?|elements?)\b"
+    r"|\b(?:composed|consist(?:s|ing)?|made[ \t]+up)[ \t]+(?:only|solely|entirely|"
+    r"exclusively)[ \t]+of\b|\bonly[ \t]+these[ \t]+(?:atoms|elements)\b|\bnothing[ \t]+else\b",
+    re.I,
+)
+_OPEN_RE = re.compile(
+    r"\b(?:including|among[ \t]+(?:them|which)|in[ \t]+addition|besides|"
+    r"may[ \t]+(?:also[ \t]+)?(?:contain|include|have)|other[ \t]+(?:heavy[ \t]+)?atoms?"
+    r"[ \t]+(?:are[ \t]+|may[ \t]+be[ \t]+)?(?:allowed|permitted))\b",
+    re.I,
+)
+_UNKNOWN_ATOM_RE = re.compile(
+    rf"(?<![\w.])(?P<n>{NUMBER_WORD})[ \t]+(?P<word>[A-Za-z-]+)[ \t]+atoms?(?![a-z])", re.I
+)
+_IGNORED_ATOM_WORDS = {"heavy", "other", "additional", "more", "total", "non-hydrogen", "non-h"}
+
+
+def _atom_key(m: re.Match[str]) -> str | None:
+    groups = m.groupdict()
+    if groups.get("heavy"):
+        return "heavy"
+    if groups.get("name"):
+        return _ELEMENTS[groups["name"].lower()]
+    if groups.get("sym"):
+        return groups["sym"]
+    return "heavy" if "total" in m.group().lower() else None
+
+
+def _atom_requirements(text: str, in_parameters: bool) -> tuple[_Parsed, bool, str]:
+    """(requirements, the heavy-atom list is closed, an unknown element word or "")."""
+    formula = _FORMULA_RE.search(text.translate(_SUBSCRIPTS))
+    if formula:
+        parsed = _Parsed([], [formula.span()])
+        counts: Counter[str] = Counter()
+        for sym, digits in _FORMULA_PART_RE.findall(formula.group("formula")):
+            if sym not in _SYMBOLS:
+                break
+            counts[sym] += int(digits or 1)
+        else:
+            for sym in sorted(counts):
+                parsed.add(sym, ("==", counts[sym]), formula)
+            if "H" not in counts:
+                parsed.add("H", ("==", 0), formula)
+            return parsed, True, ""
+    sym = _SYM_BARE if in_parameters else _SYM_ATOMS
+    keys = rf"{_HEAVY}|{_NAME_KEY}|{sym}"
+    patterns = [_forward(keys), _TOTAL_RE, _reverse(keys), _negative(rf"{_NAME_KEY}|{_SYM_ATOMS}")]
+    parsed = _parse(text, patterns, _atom_key)
+    unknown = ""
+    for m in _UNKNOWN_ATOM_RE.finditer(text):
+        word = m.group("word").lower()
+        if (
+            word not in _ELEMENTS
+            and word not in _IGNORED_ATOM_WORDS
+            and not parsed.covers(m.span())
+        ):
+            unknown = m.group().strip()
+            break
+    reqs = parsed.requirements
+    elements = [r for r in reqs if r.key not in ("heavy", "H")]
+    composition = (
+        bool(elements)
+        and all(r.op == "==" for r in elements)
+        and any(r.key == "C" for r in elements)
+        and not any(r.key == "heavy" for r in reqs)
+        and not _OPEN_RE.search(text)
+    )
+    return parsed, composition or bool(_CLOSED_RE.search(text)), unknown
+
+
+def _hydrogens(mol: Chem.Mol) -> int:
+    return sum(a.GetTotalNumHs() for a in mol.GetAtoms()) + sum(
+        1 for a in mol.GetAtoms() if a.GetAtomicNum() == 1
+    )
+
+
+@register("chemistry_atom_count_constraint")
+def atom_count_constraint(inp: CheckInput) -> Verdict:
+    found: tuple[_Parsed, bool, str, str] | None = None
+    for text, source in _requirement_texts(inp):
+        parsed, closed, unknown = _atom_requirements(text, source == "parameters")
+        if unknown:
+            return Verdict.unscored(f"unknown element in the {source}: {unknown!r}")
+        if parsed.requirements:
+            found = (parsed, closed, unknown, source)
+            break
+    if found is None:
+        return Verdict.unscored(
+            "no atom-count requirement found in parameters "
+            f"{clip(clean_parameters(inp.parameters)) or '(none)'!r} or question"
+        )
+    parsed, closed, _, source = found
+    if not closed and source == "parameters":  # the question may close the list
+        closed = bool(_CLOSED_RE.search(inp.question or ""))
+    mol, verdict = _structure(inp)
+    if verdict is not None:
+        return verdict
+    assert mol is not None and mol.mol is not None
+    heavy = Counter(a.GetSymbol() for a in mol.mol.GetAtoms() if a.GetAtomicNum() > 1)
+    pairs: list[tuple[str, int, Requirement | None]] = []
+    for req in parsed.requirements:
+        if req.key == "heavy":
+            pairs.append(("heavy atoms", mol.mol.GetNumHeavyAtoms(), req))
+        elif req.key == "H":
+            pairs.append(("H", _hydrogens(mol.mol), req))
+        else:
+            pairs.append((req.key, heavy.get(req.key, 0), req))
+    ok, line = _check_line(pairs)
+    if closed:
+        listed = {r.key for r in parsed.requirements}
+        others = sorted(sym for sym in heavy if sym not in listed)
+        if others:
+            ok = False
+            extra = ", ".join(f"{sym}={heavy[sym]}" for sym in others)
+            line += f", other heavy atoms {extra} (none allowed)"
+        else:
+            line += ", no other heavy atoms ok"
+    return Verdict.of(ok, f"{_about(mol)}: {line}")
+
+
+# --------------------------------------------------------------------------- bonds
+
+_BOND_TYPES = {
+    "single": Chem.BondType.SINGLE,
+    "double": Chem.BondType.DOUBLE,
+    "triple": Chem.BondType.TRIPLE,
+    "aromatic": Chem.BondType.AROMATIC,
+}
+_BOND_KEY = (
+    r"(?P<type>single|double|triple|aromatic|rotatable|total)[ \t-]+(?:covalent[ \t]+)?"
+    r"bonds?(?![a-z])|(?P<bare>bonds?(?![a-z])(?:[ \t]+in[ \t]+total)?)"
+)
+_BOND_REVERSE_KEY = (
+    r"(?P<type>single|double|triple|aromatic|rotatable|total)[ \t-]+bonds?(?![a-z])"
+    r"|(?P<bare>(?:number[ \t]+of[ \t]+)?bonds?(?![a-z]))"
+)
+_TOTAL_BONDS_RE = re.compile(
+    rf"(?<![\w])(?:a[ \t]+)?total[ \t]+(?:number[ \t]+)?of[ \t]+(?:(?P<cmp>{_CMP})[ \t]+)?"
+    rf"(?P<n>{NUMBER_WORD}){_POST}[ \t]+bonds?(?![a-z])",
+    re.I,
+)
+_UNKNOWN_BOND_RE = re.compile(
+    rf"(?<![\w.])(?P<n>{NUMBER_WORD}|no)[ \t]+(?P<what>[^\s,;.]+(?:[ \t]+[^\s,;.]+)?)[ \t]+"
+    r"bonds?(?![a-z])",
+    re.I,
+)
+
+
+def _bond_key(m: re.Match[str]) -> str | None:
+    kind = m.groupdict().get("type")
+    if kind:
+        return kind.lower()
+    return "total"
+
+
+def _bond_requirements(text: str) -> tuple[_Parsed, str]:
+    patterns = [
+        _forward(_BOND_KEY),
+        _TOTAL_BONDS_RE,
+        _reverse(_BOND_REVERSE_KEY),
+        _negative(r"(?P<type>single|double|triple|aromatic|rotatable)[ \t-]+bonds?(?![a-z])"),
+    ]
+    parsed = _parse(text, patterns, _bond_key)
+    for m in _UNKNOWN_BOND_RE.finditer(text):
+        if not parsed.covers(m.span()):
+            return parsed, m.group().strip()
+    return parsed, ""
+
+
+def bond_counts(mol: Chem.Mol) -> dict[str, int]:
+    """Single / double / triple / aromatic / rotatable / total bond counts (module doc)."""
+    kinds = Counter(b.GetBondType() for b in mol.GetBonds())
+    counts = {name: kinds.get(kind, 0) for name, kind in _BOND_TYPES.items()}
+    with rdBase.BlockLogs():
+        counts["rotatable"] = rdMolDescriptors.CalcNumRotatableBonds(
+            mol, rdMolDescriptors.NumRotatableBondsOptions.Default
+        )
+    counts["total"] = mol.GetNumBonds()
+    return counts
+
+
+@register("chemistry_atom_bond_constraint")
+def atom_bond_constraint(inp: CheckInput) -> Verdict:
+    found: _Parsed | None = None
+    for text, source in _requirement_texts(inp):
+        parsed, unknown = _bond_requirements(text)
+        if unknown and (parsed.requirements or source == "parameters"):
+            return Verdict.unscored(f"bond requirement not understood in the {source}: {unknown!r}")
+        if parsed.requirements:
+            found = parsed
+            break
+    if found is None:
+        return Verdict.unscored(
+            "no bond-count requirement found in parameters "
+            f"{clip(clean_parameters(inp.parameters)) or '(none)'!r} or question"
+        )
+    mol, verdict = _structure(inp)
+    if verdict is not None:
+        return verdict
+    assert mol is not None and mol.mol is not None
+    counts = bond_counts(mol.mol)
+    ok, line = _check_line([(r.key, counts[r.key], r) for r in found.requirements])
+    return Verdict.of(ok, f"{_about(mol)}: {line}")
+
+
+# --------------------------------------------------------------------------- groups
+
+
+def _alias_pattern(alias: str) -> str:
+    parts = [re.escape(p) for p in re.split(r"[ \t-]+", alias)]
+    return r"[ \t-]+".join(parts)
+
+
+_GROUP_ALIASES = sorted(smarts.ALIASES, key=len, reverse=True)
+_GROUP_WORDS = "|".join(_alias_pattern(a) for a in _GROUP_ALIASES)
+_GROUP_TAIL = (
+    r"(?:[ \t]+(?:functional[ \t]+)?(?:groups?|rings?|moiet(?:y|ies)|substituents?|units?|"
+    r"functionalit(?:y|ies))(?![a-z]))?"
+)
+_GROUP_KEY = rf"-?(?P<group>{_GROUP_WORDS})(?:e?s)?(?![\w=#]){_GROUP_TAIL}"
+_GROUP_BETWEEN = r"(?:(?:free|distinct|separate|additional|individual|terminal)[ \t]+)?"
+_UNKNOWN_GROUP_RE = re.compile(
+    rf"(?<![\w.])(?P<n>{NUMBER_WORD}|an?|no)[ \t]+"
+    r"(?P<what>[A-Za-z][\w=#-]*(?:[ \t]+[A-Za-z][\w-]*)?)"
+    r"[ \t]+(?:functional[ \t]+)?groups?(?![a-z])",
+    re.I,
+)
+
+
+_VAGUE_GROUP_WORDS = {
+    "functional",
+    "other",
+    "additional",
+    "more",
+    "different",
+    "such",
+    "these",
+    "those",
+    "the",
+    "any",
+    "distinct",
+    "separate",
+    "of",
+    "polar",
+    "chemical",
+    "reactive",
+}
+
+
+def _group_key(m: re.Match[str]) -> str | None:
+    group = smarts.lookup(m.group("group"))
+    return group.name if group else None
+
+
+def _group_requirements(text: str) -> tuple[_Parsed, str]:
+    patterns = [
+        _forward(_GROUP_KEY, _GROUP_BETWEEN),
+        _reverse(rf"(?:number[ \t]+of[ \t]+)?{_GROUP_KEY}"),
+        _negative(_GROUP_KEY),
+    ]
+    parsed = _parse(text, patterns, _group_key)
+    for m in _UNKNOWN_GROUP_RE.finditer(text):
+        what = m.group("what").lower().split()
+        if what[0] in _VAGUE_GROUP_WORDS or parsed.covers(m.span()):
+            continue
+        if smarts.lookup(m.group("what")) is None:
+            return parsed, m.group().strip()
+    return parsed, ""
+
+
+@register("chemistry_atom_group_constraint")
+def atom_group_constraint(inp: CheckInput) -> Verdict:
+    found: _Parsed | None = None
+    for text, source in _requirement_texts(inp):
+        parsed, unknown = _group_requirements(text)
+        if unknown and (parsed.requirements or source == "parameters"):
+            return Verdict.unscored(
+                f"functional group not in the SMARTS table ({source}): {unknown!r}"
+            )
+        if parsed.requirements:
+            found = parsed
+            break
+    if found is None:
+        return Verdict.unscored(
+            "no functional-group count found in parameters "
+            f"{clip(clean_parameters(inp.parameters)) or '(none)'!r} or question"
+        )
+    mol, verdict = _structure(inp)
+    if verdict is not None:
+        return verdict
+    assert mol is not None and mol.mol is not None
+    pairs = [(r.key, smarts.count(mol.mol, r.key), r) for r in found.requirements]
+    ok, line = _check_line(pairs)
+    return Verdict.of(ok, f"{_about(mol)}: {line}")
