@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from sci_tasks.resolvers import package_dir
 from sci_tasks.metrics.constraints import registry
 from sci_tasks.metrics.constraints.registry import Kind
+from sci_tasks.resolvers import package_dir
 
 from .helpers import console_script
 from .servers import free_port
