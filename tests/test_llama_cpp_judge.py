@@ -77,7 +77,7 @@ def test_a_real_model_judges_a_scimif_run(llama_server: str, tmp_path: Path) -> 
         "judge=local_api",
         "judge.model=smollm2-judge",
         f"judge.base_url={llama_server}",
-        "judge.structured_output=json_schema",
+        "judge.structured_output=json_object",  # llama-cpp-python: json_object + schema
         "judge.concurrency=1",
         f"judge.cache_dir={tmp_path / 'cache'}",
         "judge.max_tokens=128",

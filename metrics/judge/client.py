@@ -59,8 +59,9 @@ class JudgeConfig:
     max_attempts: int = 4  # per request, transport failures and unparseable replies alike
     backoff_initial: float = 0.5
     backoff_max: float = 20.0
-    # json_schema: response_format with the schema (OpenAI, vLLM, llama.cpp server);
-    # tool: a forced function call whose parameters are the schema; json_object; none.
+    # json_schema: response_format json_schema (OpenAI, vLLM); json_object: response_format
+    # json_object with the schema (llama-cpp-python server);
+    # tool: a forced function call whose parameters are the schema; none.
     structured_output: str = "json_schema"
     cache: bool = True
     cache_dir: str | None = None  # None: ~/.cache/sci-tasks/judge (XDG_CACHE_HOME honoured)

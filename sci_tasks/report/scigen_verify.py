@@ -68,8 +68,14 @@ class RubricRow:
 
 
 def samples_files(run_dir: Path, prefix: str = VERIFY_PREFIX) -> list[Path]:
-    """The newest samples file of each task with ``prefix`` under ``run_dir`` (one run)."""
-    found = sorted(Path(run_dir).rglob(f"{prefix}*.jsonl"))
+    """The newest samples file of each task with ``prefix`` under ``run_dir`` (one run).
+
+    Re-scores that ``sci-score`` wrote under ``<run>/scores/<judge>/`` are skipped when the
+    report is pointed at the run itself; point it at ``scores/<judge>`` to report those."""
+    run_dir = Path(run_dir)
+    found = sorted(
+        p for p in run_dir.rglob(f"{prefix}*.jsonl") if "scores" not in p.relative_to(run_dir).parts
+    )
     folders = sorted({p.parent for p in found})
     if len(folders) > 1:
         raise ValueError(
@@ -224,7 +230,7 @@ def markdown(
     lines = [
         "# SciGen-Verify report",
         "",
-        f"Run: `{run_dir}`; {len(records)} samples from "
+        f"Run: `{run_dir}`; {len(records)} SciGen-Verify samples. Files: "
         + ", ".join(f"`{p.name}`" for p in files)
         + ".",
         "",
