@@ -20,6 +20,7 @@ from typing import Any
 
 import datasets
 
+from sci_tasks.data.jsonl import UniqueIds, read_objects
 from sci_tasks.data.locate import DataError, DataLocation, locate
 
 log = logging.getLogger(__name__)
@@ -138,24 +139,12 @@ def read_jsonl(
             f"{', '.join(FILES.values())} and images/)"
         )
     records: list[dict[str, Any]] = []
-    seen: dict[int, int] = {}
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{where}: invalid JSON: {exc.msg} (column {exc.colno})") from exc
-            record = _normalise(raw, where, images_dir, discipline, source, bundled)
-            if record["id"] in seen:
-                raise DataError(
-                    f"{where}: duplicate id {record['id']} (first on line {seen[record['id']]})"
-                )
-            seen[record["id"]] = lineno
-            record["record"] = f"{path.name}:{lineno}"
-            records.append(record)
+    ids = UniqueIds()
+    for where, lineno, raw in read_objects(path):
+        record = _normalise(raw, where, images_dir, discipline, source, bundled)
+        ids.add(record["id"], where, f"on line {lineno}")
+        record["record"] = f"{path.name}:{lineno}"
+        records.append(record)
     if not records:
         raise DataError(f"{path}: no records")
     return records
@@ -164,8 +153,6 @@ def read_jsonl(
 def _normalise(
     raw: Any, where: str, images_dir: Path, discipline: str, source: str, bundled: bool
 ) -> dict[str, Any]:
-    if not isinstance(raw, Mapping):
-        raise DataError(f"{where}: expected a JSON object, got {type(raw).__name__}")
     missing = [f for f in REQUIRED_FIELDS if f not in raw]
     if missing:
         raise DataError(f"{where}: missing field(s) {', '.join(missing)}")

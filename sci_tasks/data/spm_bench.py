@@ -10,7 +10,6 @@ technique and field task; a split with no records is an error that names it.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Mapping
@@ -20,6 +19,7 @@ from typing import Any
 
 import datasets
 
+from sci_tasks.data.jsonl import read_folder_records
 from sci_tasks.data.locate import DataError, DataLocation, locate
 
 log = logging.getLogger(__name__)
@@ -131,43 +131,10 @@ def _read_cached(location: DataLocation) -> tuple[dict[str, Any], ...]:
 
 def read_folder(folder: Path, source: str = "", bundled: bool = False) -> list[dict[str, Any]]:
     """Every ``*.jsonl`` in ``folder`` (sorted by name), normalised; ids unique across files."""
-    files = sorted(p for p in folder.glob("*.jsonl") if p.is_file())
-    if not files:
-        raise DataError(f"SPM-Bench folder {folder} has no *.jsonl files")
-    records: list[dict[str, Any]] = []
-    seen: dict[str, str] = {}
-    for path in files:
-        with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                where = f"{path}:{lineno}"
-                try:
-                    raw = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataError(
-                        f"{where}: invalid JSON: {exc.msg} (column {exc.colno})"
-                    ) from exc
-                record = _normalise(raw, where, folder)
-                if record["id"] in seen:
-                    raise DataError(
-                        f"{where}: duplicate id {record['id']!r} (first at {seen[record['id']]})"
-                    )
-                seen[record["id"]] = f"{path.name}:{lineno}"
-                record["record"] = f"{path.name}:{lineno}"
-                record["data_source"] = source or f"folder {folder}"
-                record["bundled_sample"] = bundled
-                records.append(record)
-    if not records:
-        raise DataError(
-            f"SPM-Bench folder {folder}: no records in {', '.join(p.name for p in files)}"
-        )
-    return records
+    return read_folder_records(folder, "SPM-Bench", _normalise, source, bundled)
 
 
 def _normalise(raw: Any, where: str, folder: Path) -> dict[str, Any]:
-    if not isinstance(raw, Mapping):
-        raise DataError(f"{where}: expected a JSON object, got {type(raw).__name__}")
     missing = [f for f in REQUIRED_FIELDS if f not in raw]
     if missing:
         raise DataError(f"{where}: missing field(s) {', '.join(missing)}")

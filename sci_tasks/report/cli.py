@@ -10,7 +10,7 @@ import argparse
 import importlib
 from pathlib import Path
 
-REPORTS = ("scimif", "spm_bench")  # modules of sci_tasks.report
+REPORTS = ("scimif", "spm_bench", "scigen_verify")  # modules of sci_tasks.report
 
 
 def main(argv: list[str] | None = None) -> None:

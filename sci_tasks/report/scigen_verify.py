@@ -27,6 +27,7 @@ from typing import Any
 from sci_tasks.data.scigen_verify import CATEGORIES, DISCIPLINES
 from sci_tasks.metrics.rubric import macro_over_domains
 from sci_tasks.metrics.verify import acc_a, acc_e, acc_i
+from sci_tasks.report import newest_samples
 
 VERIFY_PREFIX = "samples_scigen_verify_"
 RUBRIC_PREFIX = "samples_scigen_rubric_"
@@ -68,25 +69,9 @@ class RubricRow:
 
 
 def samples_files(run_dir: Path, prefix: str = VERIFY_PREFIX) -> list[Path]:
-    """The newest samples file of each task with ``prefix`` under ``run_dir`` (one run).
-
-    Re-scores that ``sci-score`` wrote under ``<run>/scores/<judge>/`` are skipped when the
-    report is pointed at the run itself; point it at ``scores/<judge>`` to report those."""
-    run_dir = Path(run_dir)
-    found = sorted(
-        p for p in run_dir.rglob(f"{prefix}*.jsonl") if "scores" not in p.relative_to(run_dir).parts
-    )
-    folders = sorted({p.parent for p in found})
-    if len(folders) > 1:
-        raise ValueError(
-            f"samples of several runs/models/judges under {run_dir}: "
-            f"{', '.join(map(str, folders))}; point the report at one of them"
-        )
-    newest: dict[str, Path] = {}
-    for path in found:  # samples_<task>_<timestamp>.jsonl; timestamps sort as text
-        task = path.stem.removeprefix("samples_").rsplit("_", 1)[0]
-        if task not in newest or path.name > newest[task].name:
-            newest[task] = path
+    """The newest samples file of each task with ``prefix`` under ``run_dir`` (one run;
+    re-scores under ``scores/`` are skipped: point the report at ``scores/<judge>``)."""
+    newest = newest_samples(Path(run_dir), prefix.removeprefix("samples_"))
     return [newest[t] for t in sorted(newest)]
 
 
@@ -109,10 +94,6 @@ def _read(files: Sequence[Path], entry: str, keys: Sequence[str]) -> list[dict[s
 
 def load_records(run_dir: Path) -> tuple[list[dict[str, Any]], list[Path]]:
     files = samples_files(run_dir)
-    if not files:
-        raise FileNotFoundError(
-            f"no {VERIFY_PREFIX}*.jsonl under {run_dir}: run lm-eval with --log_samples"
-        )
     return _read(files, "acc_a", RECORD_KEYS), files
 
 
@@ -286,6 +267,8 @@ def write_report(run_dir: Path, out_dir: Path) -> list[Path]:
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     records, files = load_records(run_dir)
     rubric_records, rubric_files = load_rubric_records(run_dir)
+    if not records and not rubric_records:
+        return []  # no SciGen samples in this run
     rows = table(records)
     rubric_rows = rubric_table(rubric_records) if rubric_records else []
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,229 @@
+"""SciGen-Verify scoring: the cascade Acc_a -> Acc_e -> Acc_i (spec ``scigen_verify.md``).
+
+Per sample, with label y (true = the image satisfies the instruction) and parsed judgement j:
+
+* Acc_a = 1 if j == y else 0; no judgement counts as wrong. Never needs a judge.
+* Acc_e = 0 if j != y; else 1 if an LLM judge finds the explanation semantically equivalent
+  to the reference (same core discrepancy), else 0. Over all samples.
+* Acc_i, negatives only (y false): 0 if j != y; 0 if the reply has no edit (a missing edit
+  is invalid); else 1 if an LLM judge, shown the image(s), the instruction and the
+  reference edit, finds the edit valid and actionable, else 0. A positive's edit is never
+  scored.
+
+Cheap checks first: a wrong judgement, a missing explanation (-> Acc_e 0) and a missing
+edit decide without a judge. A sample the judge would have to decide but cannot (no judge
+configured, or a reply that could not be parsed after the retries) is *unscored*: its
+value is None, it is counted in ``acc_e_unscored`` / ``acc_i_unscored``, and the task's
+Acc_e / Acc_i is NaN, never 0, as long as any of its samples is unscored (a cascade metric
+is defined over all of its samples; dropping the unscored ones would drop exactly the
+samples that were judged right and bias the value down).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from sci_tasks.metrics import judge as judges
+from sci_tasks.metrics.judge import JudgeClient, JudgeReply, JudgeRequest
+from sci_tasks.metrics.verdict import Verdict
+from sci_tasks.metrics.verify_parse import VerifyParse, parse_verification
+from sci_tasks.prompts import render, version
+
+EXPLANATION_TEMPLATE = "judge/verify_explanation.jinja"
+EDIT_TEMPLATE = "judge/verify_edit.jinja"
+EXPLANATION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"equivalent": {"type": "boolean"}, "reason": {"type": "string"}},
+    "required": ["equivalent", "reason"],
+    "additionalProperties": False,
+}
+EDIT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"valid": {"type": "boolean"}, "reason": {"type": "string"}},
+    "required": ["valid", "reason"],
+    "additionalProperties": False,
+}
+
+
+# --- pure formulas -----------------------------------------------------------------------------
+
+
+def judgement_score(label: bool, judgement: bool | None) -> float:
+    """Acc_a of one sample: no judgement is wrong."""
+    return float(judgement is not None and judgement == label)
+
+
+def cascade_mean(scores: Iterable[float | None]) -> float:
+    """Mean of per-sample cascade scores; NaN when there are none or any is unscored."""
+    values = list(scores)
+    if not values or any(v is None for v in values):
+        return math.nan
+    return sum(v for v in values if v is not None) / len(values)
+
+
+def acc_a(samples: Iterable[tuple[bool, bool | None]]) -> float:
+    """Acc_a over (label, judgement) pairs."""
+    values = [judgement_score(label, j) for label, j in samples]
+    return sum(values) / len(values) if values else math.nan
+
+
+def acc_e(scores: Iterable[float | None]) -> float:
+    """Acc_e over every sample's cascade score (None = unscored)."""
+    return cascade_mean(scores)
+
+
+def acc_i(samples: Iterable[tuple[bool, float | None]]) -> float:
+    """Acc_i over (label, score) pairs: only negatives count."""
+    return cascade_mean(score for label, score in samples if not label)
+
+
+# --- judge requests ----------------------------------------------------------------------------
+
+
+def explanation_request(doc: Mapping[str, Any], parsed: VerifyParse) -> JudgeRequest:
+    context = {
+        "instruction": doc["instruction"],
+        "label": bool(doc["label"]),
+        "reference": doc["explanation"],
+        "explanation": parsed.explanation or "",
+    }
+    return JudgeRequest(
+        render(EXPLANATION_TEMPLATE, context), EXPLANATION_SCHEMA, version(EXPLANATION_TEMPLATE)
+    )
+
+
+def edit_images(doc: Mapping[str, Any]) -> list[str]:
+    """What the edit judge sees: the source image(s) of an editing record, then the candidate."""
+    return [*(doc.get("source_images") or []), *doc["images"]]
+
+
+def edit_request(doc: Mapping[str, Any], parsed: VerifyParse) -> JudgeRequest:
+    context = {
+        "instruction": doc["instruction"],
+        "reference": doc["edit"] or "",
+        "edit": parsed.edit or "",
+        "n_source": len(doc.get("source_images") or []),
+        "n_candidate": len(doc["images"]),
+    }
+    return JudgeRequest(
+        render(EDIT_TEMPLATE, context),
+        EDIT_SCHEMA,
+        version(EDIT_TEMPLATE),
+        images=tuple(edit_images(doc)),
+    )
+
+
+def _judged(reply: JudgeReply, key: str, yes: str, no: str) -> tuple[Verdict, str]:
+    if reply.data is None:
+        return Verdict.unscored(f"judge gave no verdict: {reply.error}"), reply.provenance
+    ok = bool(reply.data[key])
+    return Verdict.of(ok, f"{yes if ok else no}: {reply.data['reason']}"), reply.provenance
+
+
+# --- one sample --------------------------------------------------------------------------------
+
+
+def score_sample(
+    doc: Mapping[str, Any], response: str | None, judge: JudgeClient | None = None
+) -> dict[str, Any]:
+    """One sample's record: what was read from the reply and the three cascade scores."""
+    parsed = parse_verification(response)
+    label = bool(doc["label"])
+    right = judgement_score(label, parsed.judgement) == 1.0
+    negative = not label
+
+    # decide by rule where a rule can; collect the judge requests that are needed
+    e_verdict: Verdict | None = None
+    i_verdict: Verdict | None = None
+    if not right:
+        why = "no judgement" if parsed.judgement is None else f"judgement {parsed.judgement} wrong"
+        e_verdict = Verdict.failed(why)
+        i_verdict = Verdict.failed(why) if negative else None
+    else:
+        if not parsed.explanation:
+            e_verdict = Verdict.failed("no explanation given")
+        if negative and not parsed.edit:
+            i_verdict = Verdict.failed("no edit given (a missing edit is invalid)")
+    needs_e = e_verdict is None
+    needs_i = negative and i_verdict is None
+    requests: list[JudgeRequest] = []
+    if needs_e:
+        requests.append(explanation_request(doc, parsed))
+    if needs_i:
+        requests.append(edit_request(doc, parsed))
+
+    e_judge = i_judge = None
+    if requests and judge is None:
+        if needs_e:
+            e_verdict = Verdict.unscored("no judge configured")
+        if needs_i:
+            i_verdict = Verdict.unscored("no judge configured")
+    elif requests and judge is not None:
+        replies = judge.ask_many(requests)
+        if needs_e:
+            e_verdict, e_judge = _judged(replies[0], "equivalent", "equivalent", "not equivalent")
+        if needs_i:
+            i_verdict, i_judge = _judged(replies[-1], "valid", "valid edit", "invalid edit")
+    assert e_verdict is not None
+    return {
+        "id": doc["id"],
+        "category": doc["category"],
+        "discipline": doc["discipline"],
+        "task_type": doc.get("task_type", "generation"),
+        "label": label,
+        "judgement": parsed.judgement,
+        "tagged": parsed.tagged,
+        "parse_note": parsed.note,
+        "explanation": parsed.explanation,
+        "edit": parsed.edit,
+        "acc_a": float(right),
+        "acc_e": e_verdict.score,
+        "acc_e_reason": e_verdict.reason,
+        "acc_e_judge": e_judge,
+        "acc_i": i_verdict.score if i_verdict else None,
+        "acc_i_reason": i_verdict.reason if i_verdict else "positive sample: edit not scored",
+        "acc_i_judge": i_judge,
+        "bundled_sample": bool(doc.get("bundled_sample")),
+    }
+
+
+# --- lm-eval hooks -----------------------------------------------------------------------------
+
+
+def process_results(doc: dict[str, Any], results: list[str | None]) -> dict[str, Any]:
+    """Per-sample values for the task YAML's metrics. The full record rides in ``acc_a``
+    (read by ``sci_tasks.report.scigen_verify``); ``acc_e`` / ``acc_i`` carry their score
+    with the sample's category and discipline."""
+    record = score_sample(doc, results[0] if results else "", judges.active())
+    where = {"category": record["category"], "discipline": record["discipline"]}
+    negative = not record["label"]
+    return {
+        "acc_a": record,
+        "acc_e": {"score": record["acc_e"], **where},
+        "acc_i": {"score": record["acc_i"], "negative": negative, **where},
+        "acc_e_unscored": int(record["acc_e"] is None),
+        "acc_i_unscored": int(negative and record["acc_i"] is None),
+        "unparsed_rate": float(record["judgement"] is None),
+        "bundled_samples": float(record["bundled_sample"]),
+    }
+
+
+def acc_a_of_records(records: Sequence[Mapping[str, Any]]) -> float:
+    """Aggregation for ``acc_a``: share of right judgements."""
+    return acc_a((bool(r["label"]), r["judgement"]) for r in records)
+
+
+def acc_e_of_scores(items: Sequence[Mapping[str, Any]]) -> float:
+    """Aggregation for ``acc_e``: over all samples; NaN if any is unscored."""
+    return acc_e(item["score"] for item in items)
+
+
+def acc_i_of_scores(items: Sequence[Mapping[str, Any]]) -> float:
+    """Aggregation for ``acc_i``: over the negatives; NaN if any is unscored or none exist."""
+    return acc_i((not item["negative"], item["score"]) for item in items)
+
+
+def total(values: Iterable[float]) -> float:
+    return float(sum(values))

@@ -1,0 +1,53 @@
+"""lm-eval glue for SciGen-Verify and SciGen-Rubric: data hooks, prompts, images and targets.
+Loading: ``sci_tasks.data.scigen_verify``; scoring: ``sci_tasks.metrics.verify`` and
+``sci_tasks.metrics.rubric``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PIL import Image
+
+from sci_tasks.data.scigen_verify import load_for_lm_eval, load_rubric_for_lm_eval
+from sci_tasks.metrics.judge import configure_from_metadata
+from sci_tasks.prompts import render
+
+
+def load(category: str | None = None, **metadata: Any) -> Any:
+    """``custom_dataset``: lm-eval passes ``--metadata`` here, the one hook that sees it, so
+    the per-run judge settings (``{"judge": {...}}``) are taken up here too."""
+    configure_from_metadata(metadata)
+    return load_for_lm_eval(category, **metadata)
+
+
+def doc_to_text(doc: dict[str, Any]) -> str:
+    return render("scigen_verify.jinja", doc)
+
+
+def doc_to_image(doc: dict[str, Any]) -> list[Image.Image]:
+    """The source image(s) of an editing record first, then the candidate image(s)."""
+    paths = [*(doc.get("source_images") or []), *doc["images"]]
+    return [Image.open(path).convert("RGB") for path in paths]
+
+
+def doc_to_target(doc: dict[str, Any]) -> str:
+    """The reference reply in the format the prompt asks for (few-shot examples, logs)."""
+    edit = "" if doc["label"] else f"<edit>{doc['edit']}</edit>"
+    answer = "true" if doc["label"] else "false"
+    return f"<answer>{answer}</answer><explanation>{doc['explanation']}</explanation>{edit}"
+
+
+def load_rubric(**metadata: Any) -> Any:
+    configure_from_metadata(metadata)
+    return load_rubric_for_lm_eval(**metadata)
+
+
+def rubric_doc_to_text(doc: dict[str, Any]) -> str:
+    return render("scigen_rubric.jinja", doc)
+
+
+def rubric_doc_to_target(doc: dict[str, Any]) -> str:
+    """The gold rules as a one-criterion rubric (a reference for logs, not a scoring target)."""
+    criteria = [{"criterion": "gold rules", "weight": 10, "checking_points": doc["gold_rules"]}]
+    return json.dumps({"criteria": criteria}, ensure_ascii=False)

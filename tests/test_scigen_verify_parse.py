@@ -1,0 +1,195 @@
+"""The SciGen-Verify reply parser on tricky verifier outputs, each with the parse a person
+expects: (judgement, explanation, edit, tagged)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sci_tasks.metrics.verify_parse import (
+    blocks,
+    parse_verification,
+    read_answer_value,
+    read_judgement,
+    strip_reasoning,
+)
+from sci_tasks.prompts import render
+
+# (reply, judgement, explanation, edit, tagged)
+CASES: list[tuple[str | None, bool | None, str | None, str | None, bool]] = [
+    # 1. the full template
+    (
+        "<think>N points down.</think><answer>false</answer>"
+        "<explanation>N points down.</explanation><edit>Point N up.</edit>",
+        False, "N points down.", "Point N up.", True,
+    ),
+    # 2. uppercase tags, spaces inside the brackets and around the value
+    (
+        "< ANSWER >  True \n</ANSWER><Explanation>\n  All three double bonds are there.\n"
+        "</Explanation>",
+        True, "All three double bonds are there.", None, True,
+    ),
+    # 3. tags in the wrong order: explanation and edit before the answer
+    (
+        "<edit>Add the third double bond.</edit><explanation>Only two double bonds."
+        "</explanation><answer>false</answer>",
+        False, "Only two double bonds.", "Add the third double bond.", True,
+    ),
+    # 4. an <edit> on a positive answer is ignored
+    (
+        "<answer>true</answer><explanation>Fine.</explanation><edit>Make the arrows thicker."
+        "</edit>",
+        True, "Fine.", None, True,
+    ),
+    # 5. truncated inside the explanation: judgement kept, explanation up to the cut, no edit
+    (
+        "<think>ok</think><answer>false</answer><explanation>The ring has only",
+        False, "The ring has only", None, True,
+    ),
+    # 6. truncated while thinking: nothing to read
+    ("<think>Let me compare the hypotenuse with sqrt(3^2 + 4^2) = 5, so it is", None, None,
+     None, False),
+    # 7. truncated inside the answer tag: an unclosed but complete value still counts
+    ("<answer>false", False, None, None, True),
+    # 8. truncated mid-word: unreadable
+    ("<answer>fal", None, None, None, True),
+    # 9. both values in the answer tag (the prompt's placeholder repeated)
+    ("<answer>true|false</answer><explanation>see above</explanation>", None, "see above",
+     None, True),
+    # 10. two answer tags that disagree
+    ("<answer>true</answer> Wait, no. <answer>false</answer>", None, None, None, True),
+    # 11. two answer tags that agree; the placeholder one is ignored
+    ("<answer>true or false</answer> ... <answer>FALSE</answer><edit>Move Cairo north.</edit>",
+     False, None, "Move Cairo north.", True),
+    # 12. answer tag with a sentence inside, negated
+    ("<answer>It is not true.</answer>", False, None, None, True),
+    # 13. answer tag with a Markdown-bold value and punctuation
+    ("<answer>**Yes.**</answer>", True, None, None, True),
+    # 14. answer tag without a value: the free text is NOT consulted
+    ("<answer></answer> The image does not satisfy the instruction.", None, None, None, True),
+    # 15. no tags: a leading "No."
+    ("No. The benzene ring has only two double bonds.", False,
+     "No. The benzene ring has only two double bonds.", None, False),
+    # 16. no tags: a leading "Yes,"
+    ("Yes, the diagram shows both forces correctly.", True,
+     "Yes, the diagram shows both forces correctly.", None, False),
+    # 17. no tags: "correct" about a part is not a verdict; the verdict comes later
+    ("The weight arrow is correct. However, the image does not satisfy the instruction.", False,
+     "The weight arrow is correct. However, the image does not satisfy the instruction.", None,
+     False),
+    # 18. no tags: "does not satisfy" with a contraction and an adverb
+    ("The map doesn't fully satisfy the instruction: Cairo is misplaced.", False,
+     "The map doesn't fully satisfy the instruction: Cairo is misplaced.", None, False),
+    # 19. no tags: "not true" negation
+    ("That the hypotenuse is 7 is not true.", False, "That the hypotenuse is 7 is not true.",
+     None, False),
+    # 20. no tags: both "true" and "false" mentioned as options, then a verdict
+    ("Should the answer be true or false? The answer is false.", False,
+     "Should the answer be true or false? The answer is false.", None, False),
+    # 21. no tags: both polarities in the only verdict sentence: ambiguous, none
+    ("It is correct that the ring is a hexagon, but the image is incorrect.", None,
+     "It is correct that the ring is a hexagon, but the image is incorrect.", None, False),
+    # 22. no tags: "correct" / "incorrect" as a leading word
+    ("Incorrect: the normal force must point up.", False,
+     "Incorrect: the normal force must point up.", None, False),
+    # 23. no tags: Markdown label
+    ("**Answer:** True\n\nThe legs are 3 and 4 and the hypotenuse 5.", True,
+     "**Answer:** True The legs are 3 and 4 and the hypotenuse 5.", None, False),
+    # 24. no tags: hedged and conditional sentences are skipped; nothing else: none
+    ("I cannot tell whether the label is correct. If the arrow pointed up, it would be right.",
+     None, "I cannot tell whether the label is correct. If the arrow pointed up, it would be "
+     "right.", None, False),
+    # 25. no tags: "true north" is not a verdict, "not satisfied" is
+    ("The map shows true north at the top. The instruction is not satisfied.", False,
+     "The map shows true north at the top. The instruction is not satisfied.", None, False),
+    # 26. no tags, but an explanation block: the explanation is that block
+    ("<explanation>The graph shows speed, not velocity; it does not satisfy the instruction."
+     "</explanation><edit>Draw one straight line.</edit>",
+     False, "The graph shows speed, not velocity; it does not satisfy the instruction.",
+     "Draw one straight line.", False),
+    # 27. reasoning outside <think>, closed by an unopened </think>: only what follows counts
+    ("I think it is true... </think>\n<answer>false</answer><explanation>Two bonds."
+     "</explanation><edit>Add one.</edit>",
+     False, "Two bonds.", "Add one.", True),
+    # 28. a verdict only inside <think> does not count
+    ("<think>The answer is true.</think>", None, None, None, False),
+    # 29. empty and missing replies
+    ("", None, None, None, False),
+    (None, None, None, None, False),
+    # 30. whitespace only
+    ("   \n\t ", None, None, None, False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("reply", "judgement", "explanation", "edit", "tagged"), CASES)
+def test_reply_parses_as_expected(
+    reply: str | None,
+    judgement: bool | None,
+    explanation: str | None,
+    edit: str | None,
+    tagged: bool,
+) -> None:
+    parsed = parse_verification(reply)
+    assert (parsed.judgement, parsed.explanation, parsed.edit, parsed.tagged) == (
+        judgement,
+        explanation,
+        edit,
+        tagged,
+    ), parsed.note
+    assert parsed.parsed is (judgement is not None)
+
+
+def test_notes_say_why() -> None:
+    assert parse_verification("<answer>true</answer><answer>no</answer>").note == (
+        "conflicting <answer> blocks"
+    )
+    assert "none reads as true or false" in parse_verification("<answer>maybe</answer>").note
+    assert "<edit> ignored" in parse_verification("<answer>yes</answer><edit>x</edit>").note
+    assert "unclosed <think>" in parse_verification("<think>so").note
+    assert "1 placeholder" in parse_verification("<answer>true or false</answer><answer>no").note
+
+
+@pytest.mark.parametrize(
+    ("content", "value"),
+    [
+        ("true", True), ("FALSE", False), (" yes ", True), ("No.", False),
+        ("correct", True), ("Incorrect", False), ('"false"', False),
+        ("not true", False), ("The image satisfies the instruction", True),
+        ("true or false", None), ("true/false", None), ("yes|no", None), ("...", None),
+        ("", None), ("maybe", None),
+    ],
+)  # fmt: skip
+def test_answer_block_values(content: str, value: bool | None) -> None:
+    assert read_answer_value(content) is value
+
+
+def test_free_text_first_unambiguous_sentence_wins() -> None:
+    assert read_judgement("True. Actually, on reflection, false.")[0] is True
+    assert read_judgement("Is it right? Yes.")[0] is True  # the question is skipped
+    assert read_judgement("No mitochondria are drawn.")[0] is None  # "No" without a stop
+    assert read_judgement("Therefore, false.")[0] is False
+    assert read_judgement("The final verdict is yes.")[0] is True
+    assert read_judgement("The image is not correct.")[0] is False
+    assert read_judgement("It is wrong.")[0] is False
+    assert read_judgement("The diagram fails to meet the requirement.")[0] is False
+    assert read_judgement("The plot meets all the requirements.")[0] is True
+    assert read_judgement("where the river meets the sea")[0] is None
+
+
+def test_reasoning_and_blocks() -> None:
+    assert strip_reasoning("<think>a</think>b<THINK>c</THINK>d") == (" b d", "")
+    text, note = strip_reasoning("x</think>y")
+    assert (text, note) == ("y", "text before an unopened </think> dropped")
+    found = blocks("<answer>true</answer><explanation>e")
+    assert [(b.name, b.content, b.closed) for b in found] == [
+        ("answer", "true", True),
+        ("explanation", "e", False),
+    ]
+
+
+def test_a_reply_that_repeats_the_prompt_carries_no_judgement() -> None:
+    """What an echo server sends back: the prompt's placeholder answer must not count."""
+    doc = {"instruction": "Draw benzene.", "images": ["a.png"], "source_images": []}
+    echo = "[echo] model=m\nUser: [image:image/png]" + render("scigen_verify.jinja", doc)
+    parsed = parse_verification(echo)
+    assert parsed.judgement is None and parsed.tagged
+    assert parsed.edit is None
