@@ -1,0 +1,315 @@
+"""The sweep leaderboard (``sci_tasks.leaderboard``).
+
+End to end: a real ``sci-eval -m`` sweep of two models (two llm-katan echo servers) x the
+task sets ``scimif_text`` and ``spm_bench``; every number of the leaderboard is checked
+against the jobs' own results files and the SciMIF samples. Then, on hand-built job folders:
+a task given by two jobs (the newer wins, and the Markdown says so), the fallback to the
+technique tasks, standard tasks' headline metrics and missing values left blank.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from sci_tasks import leaderboard
+from sci_tasks.report.scimif import group_table, read_samples
+
+from .helpers import console_script
+from .servers import KATAN_KEY, katan
+
+MODELS = ("model-a", "model-b")
+SCIMIF = {"chemistry": "scimif_chem", "biology": "scimif_bio"}
+PNGS = ("scimif_isr_by_discipline.png", "scimif_drfr_by_group.png", "spm_bench_spc_vs_sip_f1.png")
+
+
+def sweep_env(tmp_path: Path, urls: dict[str, str]) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("SCI_TASKS_JUDGE_")
+        and k not in ("SCI_TASKS_DATA_DIR", "SCIMIF_DATA_DIR", "SPM_BENCH_DATA_DIR")
+    }  # bundled samples, no judge
+    env |= {
+        "OPENAI_API_KEY": KATAN_KEY,
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "SCI_TASKS_CACHE": str(tmp_path / "cache"),
+    }
+    # each model's server, picked by the model name inside the config (Hydra sweeps take
+    # the cross product of overrides, so model and URL cannot be swept side by side)
+    env |= {f"KATAN_URL_{model}": url for model, url in urls.items()}
+    return env
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def same(cell: str, value: Any) -> bool:
+    """A leaderboard cell equals a results value exactly; no value is an empty cell."""
+    if isinstance(value, float) and math.isnan(value):
+        return cell == ""
+    return cell != "" and float(cell) == value
+
+
+def run_leaderboard(sweep: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
+    leaderboard.main([str(sweep)])
+    out = sweep / "leaderboard"
+    return (out / "leaderboard.md").read_text(encoding="utf-8"), capsys.readouterr().out
+
+
+def test_two_model_sweep(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with katan(tmp_path, model="model-a") as a, katan(tmp_path, model="model-b") as b:
+        env = sweep_env(tmp_path, {"model-a": a.chat_url, "model-b": b.chat_url})
+        run = subprocess.run(
+            [
+                console_script("sci-eval"), "-m", "model=local_api",
+                "model.args.model=" + ",".join(MODELS),
+                "model.args.base_url='${oc.env:KATAN_URL_${model.args.model}}'",
+                "model.args.num_concurrent=2", "model.args.max_retries=1",
+                "tasks=scimif_text,spm_bench", "limit=2", "sweep_name=two",
+                # the four jobs in parallel: each spends most of its time indexing lm-eval's tasks
+                "hydra/launcher=joblib", "hydra.launcher.n_jobs=4",
+            ],
+            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600,
+        )  # fmt: skip
+        assert run.returncode == 0, f"sci-eval failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+        assert a.requests_received() > 0 and b.requests_received() > 0
+
+    sweep = tmp_path / "sci-eval-sweeps" / "two"
+    jobs = {p.name: p for p in sweep.iterdir() if (p / "manifest.json").exists()}
+    assert sorted(n.split("__")[:2] for n in jobs) == [
+        [m, t] for m in MODELS for t in ("scimif_text", "spm_bench")
+    ]
+
+    markdown, stdout = run_leaderboard(sweep, capsys)
+    out = sweep / "leaderboard"
+    rows = {r["model"]: r for r in read_csv(out / "leaderboard.csv")}
+    assert sorted(rows) == list(MODELS)  # one row per model, its two jobs merged
+
+    for name, folder in jobs.items():
+        model, taskset = name.split("__")[:2]
+        (results_file,) = folder.rglob("results_*.json")
+        results = json.loads(results_file.read_text())["results"]
+        row = rows[model]
+        assert name in row["jobs"].split("; ")
+        if taskset == "scimif_text":
+            isrs = []
+            for discipline, task in SCIMIF.items():
+                for label, key in (("CSR", "csr,none"), ("ISR", "isr,none"), ("DRFR", "drfr,none")):
+                    column = f"SciMIF {discipline} {label}"
+                    assert same(row[column], results[task][key]), (model, column)
+                isrs.append(results[task]["isr,none"])
+            assert float(row["SciMIF Overall"]) == sum(isrs) / len(isrs)
+            assert row["SciMIF Overall disciplines"] == "2"
+            table = group_table(read_samples(results_file.parent))
+            assert len(table) == 11  # header + the ten functional groups
+            for group, *_, pooled in table[1:]:
+                assert same(row[f"SciMIF DRFR {group}"], pooled), (model, group)
+        else:
+            group = results["spm_bench"]
+            for label, key in (("EM", "em,none"), ("SPC", "spc,none"),
+                               ("SIP-F1", "sip_f1,none"), ("Delta", "delta,none")):  # fmt: skip
+                assert same(row[f"SPM-Bench {label}"], group[key]), (model, label)
+            assert row["SPM-Bench questions"] == str(group["sample_len"])
+        assert row["bundled sample data"] == "SciMIF; SPM-Bench"
+    # only our columns: no standard task, no SciGen-Verify in this sweep
+    assert not [c for c in rows["model-a"] if c.startswith("SciGen") or c.startswith("arc_")]
+
+    for png in PNGS:
+        assert (out / png).stat().st_size > 0
+        with Image.open(out / png) as image:
+            image.verify()
+            assert image.format == "PNG"
+        with Image.open(out / png) as image:
+            assert image.size[0] > 300 and image.size[1] > 200
+        assert f"]({png})" in markdown
+    assert "| model-a " in markdown and "| model-b " in markdown
+    assert "Jobs not in the leaderboard" not in markdown and "unfinished" not in stdout
+
+    # a job that has not finished is listed as such, and its numbers leave the row (blank)
+    running = next(n for n in jobs if n.startswith("model-b__spm_bench"))
+    manifest_path = jobs[running] / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["status"] = "running"
+    manifest_path.write_text(json.dumps(manifest))
+    markdown, stdout = run_leaderboard(sweep, capsys)
+    assert f"unfinished: {running} (running)" in stdout
+    assert "**Jobs not in the leaderboard (unfinished, or without results):**" in markdown
+    assert f"- `{running}` (model-b, spm_bench): running; still running, or stopped" in markdown
+    status = {r["job"]: r for r in read_csv(out / "jobs.csv")}
+    assert (status[running]["status"], status[running]["in leaderboard"]) == ("running", "no")
+    assert sum(r["in leaderboard"] == "yes" for r in status.values()) == 3
+    rows = {r["model"]: r for r in read_csv(out / "leaderboard.csv")}
+    assert [rows["model-b"][f"SPM-Bench {x}"] for x in ("EM", "SPC", "SIP-F1", "Delta")] == [""] * 4
+    assert rows["model-a"]["SPM-Bench SIP-F1"] != ""
+    assert rows["model-b"]["SciMIF Overall"] != ""
+
+
+# --- hand-built job folders ---------------------------------------------------------------
+
+
+def task_values(sample_len: int, **metrics: float) -> dict[str, Any]:
+    out: dict[str, Any] = {"alias": "x", "sample_len": sample_len}
+    for key, value in metrics.items():
+        out[f"{key},none"] = value
+        out[f"{key}_stderr,none"] = "N/A"
+    return out
+
+
+def make_job(
+    sweep: Path,
+    name: str,
+    model: str,
+    stamp: str,
+    results: dict[str, Any],
+    subtasks: dict[str, list[str]] | None = None,
+    status: str = "done",
+) -> Path:
+    folder = sweep / name
+    (folder / model).mkdir(parents=True)
+    manifest = {
+        "status": status,
+        "overrides": [],
+        "config": {"model": {"name": model}, "tasks": {"name": name.rsplit("__", 2)[1]}},
+        "results": results,
+    }
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    body = {"results": results, "group_subtasks": subtasks or {}}
+    (folder / model / f"results_{stamp}.json").write_text(json.dumps(body))
+    return folder
+
+
+def test_merge_newer_wins_fallbacks_and_headlines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sweep = tmp_path / "sweep"
+    old = "2026-01-01T10-00-00.000000"
+    new = "2026-01-02T10-00-00.000000"
+    # model x: SPM-Bench technique tasks only (no group), twice: the newer job wins
+    make_job(sweep, "x__spm__1", "x", old, {
+        "spm_bench_stm": task_values(2, em=0.0, spc=0.0, sip_f1=0.0, delta=0.0),
+    })  # fmt: skip
+    make_job(sweep, "x__spm__2", "x", new, {
+        "spm_bench_stm": task_values(2, em=1.0, spc=0.5, sip_f1=0.25, delta=0.25),
+        "spm_bench_afm": task_values(6, em=0.0, spc=0.5, sip_f1=0.75, delta=0.25),
+    })  # fmt: skip
+    # model x also ran standard tasks: a headline table entry, a group with subtasks, an
+    # unknown task (first numeric metric) and SciGen-Verify's group
+    gsm8k = {"alias": "gsm8k", "exact_match,strict-match": 0.25, "sample_len": 4,
+             "exact_match_stderr,strict-match": 0.1,
+             "exact_match,flexible-extract": 0.5}  # fmt: skip
+    make_job(
+        sweep, "x__std__3", "x", old,
+        {
+            "arc_easy": task_values(4, acc=0.5, acc_norm=0.75),
+            "gsm8k": gsm8k,
+            "mmlu": task_values(8, acc=0.375),
+            "mmlu_anatomy": task_values(4, acc=0.5),
+            "my_task": {"alias": "m", "sample_len": 3, "score_stderr,none": 0.1,
+                        "flag": True, "score,none": 0.125, "other,none": 0.5},
+            "scigen_verify": task_values(6, acc_a=0.5, acc_e=math.nan, acc_i=0.25),
+        },
+        subtasks={"mmlu": ["mmlu_anatomy"]},
+    )  # fmt: skip
+    # model y: only a finished SciGen-Verify category task, and a job that crashed early
+    make_job(sweep, "y__verify__4", "y", old, {
+        "scigen_verify_world_knowledge": task_values(4, acc_a=1.0, acc_e=0.5, acc_i=0.125),
+    })  # fmt: skip
+    crashed = sweep / "z__spm__5"
+    (crashed / ".hydra").mkdir(parents=True)
+    broken = make_job(sweep, "Org__w__spm__6", "Org/w", old, {})  # results file cut short
+    next(broken.rglob("results_*.json")).write_text('{"results": {')
+
+    markdown, stdout = run_leaderboard(sweep, capsys)
+    rows = {r["model"]: r for r in read_csv(sweep / "leaderboard" / "leaderboard.csv")}
+    assert sorted(rows) == ["x", "y"]
+    x, y = rows["x"], rows["y"]
+    # newer stm (2 questions) + afm (6), size-weighted: EM (1*2 + 0*6) / 8
+    assert float(x["SPM-Bench EM"]) == 0.25
+    assert float(x["SPM-Bench SIP-F1"]) == (0.25 * 2 + 0.75 * 6) / 8
+    assert x["SPM-Bench questions"] == "8"
+    assert "`x`: `spm_bench_stm` in both `x__spm__1`" in markdown
+    assert "the newer, `x__spm__2`, is used" in markdown
+    assert "size-weighted means over `spm_bench_stm`, `spm_bench_afm`" in markdown
+    used = {r["job"]: r["in leaderboard"] for r in read_csv(sweep / "leaderboard" / "jobs.csv")}
+    assert used["x__spm__1"] == "no (superseded)" and used["x__spm__2"] == "yes"
+    assert x["jobs"] == "x__std__3; x__spm__2"
+    # headline metrics: table entries, the group (not its subtask), the first numeric metric
+    assert float(x["arc_easy acc_norm"]) == 0.75
+    assert float(x["gsm8k exact_match [strict-match]"]) == 0.25
+    assert float(x["mmlu acc"]) == 0.375 and not any(c.startswith("mmlu_") for c in x)
+    assert float(x["my_task score"]) == 0.125
+    # SciGen-Verify: the group for x, the category task for y; NaN stays blank
+    assert (x["SciGen-Verify Acc_a"], x["SciGen-Verify Acc_e"]) == ("0.5", "")
+    assert float(y["SciGen-Verify Acc_e"]) == 0.5
+    # missing values: blank in the CSV, n/a in the Markdown, never 0
+    assert y["SPM-Bench EM"] == "" and y["arc_easy acc_norm"] == ""
+    assert not any(c.startswith("SciMIF") for c in x)  # no SciMIF anywhere: no SciMIF columns
+    y_lines = [line for line in markdown.splitlines() if line.startswith("| y ")]
+    assert any("n/a" in line for line in y_lines)  # SPM-Bench and standard tasks for y
+    assert not any("0.0000" in line for line in y_lines)
+    # the crashed job is listed, not dropped
+    assert "unfinished: z__spm__5 (no manifest)" in stdout
+    assert "- `z__spm__5` (z, ?): no manifest" in markdown
+    assert "- `Org__w__spm__6` (Org/w, spm): done; unreadable results file" in markdown
+    # only the SPM plot has data here
+    pngs = sorted(p.name for p in (sweep / "leaderboard").glob("*.png"))
+    assert pngs == ["spm_bench_spc_vs_sip_f1.png"]
+
+
+def test_no_jobs_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exc:
+        leaderboard.main([str(tmp_path)])
+    assert exc.value.code == 1
+
+
+def verdict(group: str, score: float | None) -> dict[str, Any]:
+    return {"name": "c", "constraint": "c", "group": group, "domain": "general",
+            "score": score, "reason": "hand-made", "judge": None}  # fmt: skip
+
+
+def test_scimif_from_samples_without_a_discipline_task(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run of ``scimif_all`` only: per-discipline values from the samples (the report's
+    own tables); a model with discipline results but no samples has no DRFR per group."""
+    sweep = tmp_path / "sweep"
+    stamp = "2026-01-01T10-00-00.000000"
+    pooled = make_job(sweep, "p__all__1", "p", stamp, {"scimif_all": task_values(3, isr=0.5)})
+    lines = [
+        {"doc": {"discipline": "chemistry", "id": 1},
+         "drfr": {"constraints": [verdict("Format", 1.0), verdict("Number", 0.0)]}},
+        {"doc": {"discipline": "chemistry", "id": 2},
+         "drfr": {"constraints": [verdict("Format", 1.0)]}},
+        {"doc": {"discipline": "biology", "id": 1},
+         "drfr": {"constraints": [verdict("Unit", 1.0), verdict("Letter", None)]}},
+    ]  # fmt: skip
+    samples = pooled / "p" / f"samples_scimif_all_{stamp}.jsonl"
+    samples.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    make_job(sweep, "q__chem__2", "q", stamp, {"scimif_chem": task_values(2, csr=0.5, isr=0.0)})
+
+    markdown, _ = run_leaderboard(sweep, capsys)
+    rows = {r["model"]: r for r in read_csv(sweep / "leaderboard" / "leaderboard.csv")}
+    p, q = rows["p"], rows["q"]
+    # chemistry: CSR (0.5 + 1) / 2, ISR 1/2, DRFR 2/3; biology: all 1
+    assert float(p["SciMIF chemistry CSR"]) == 0.75 and float(p["SciMIF chemistry ISR"]) == 0.5
+    assert float(p["SciMIF chemistry DRFR"]) == 2 / 3 and float(p["SciMIF biology ISR"]) == 1.0
+    assert float(p["SciMIF Overall"]) == 0.75 and p["SciMIF Overall disciplines"] == "2"
+    assert float(p["SciMIF DRFR Format"]) == 1.0 and float(p["SciMIF DRFR Number"]) == 0.0
+    assert p["SciMIF DRFR Letter"] == "" and p["SciMIF DRFR Precision"] == ""  # unscored / none
+    assert "computed from the samples of `p__all__1`" in markdown
+    # q: results only; DRFR is blank (no samples) and its drfr metric was never reported
+    assert float(q["SciMIF chemistry CSR"]) == 0.5 and q["SciMIF chemistry DRFR"] == ""
+    assert q["SciMIF DRFR Format"] == "" and q["SciMIF biology ISR"] == ""
+    assert "`q`: no SciMIF samples for chemistry" in markdown
