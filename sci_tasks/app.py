@@ -163,7 +163,7 @@ def run(cfg: DictConfig) -> None:
     hydra_cfg = HydraConfig.get()
     output_dir = Path(hydra_cfg.runtime.output_dir)
     overrides = list(hydra_cfg.overrides.task)
-    config = OmegaConf.to_container(cfg, resolve=True)
+    config = plain(cfg)
     leaked = manifest.secret_paths(config)
     if leaked:
         raise manifest.SecretInConfig(
@@ -174,7 +174,6 @@ def run(cfg: DictConfig) -> None:
         print(f"already finished, skipped: {output_dir}")
         return
     metadata = run_metadata(cfg)
-    assert isinstance(config, dict)
     manifest.write(output_dir, manifest.build(config, overrides, None, metadata, "running"))
     results = evaluate(cfg, output_dir)
     manifest.write(output_dir, manifest.build(config, overrides, results, metadata, "done"))
