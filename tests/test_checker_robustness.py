@@ -28,9 +28,9 @@ FRAGMENTS = [
     "[C][=O][Branch1]", "\\boxed{", "Final answer:", "```json\n{", "1.2e-5", "×10^{", "((((",
     "a,b\n1", "[[", "SMILES: ", "5'-AUG", "(A, rel, B", "m^2", "\\mathrm{kJ", "$$", "**",
 ]  # fmt: skip
-hostile = st.lists(
-    st.one_of(st.text(max_size=40), st.sampled_from(FRAGMENTS)), max_size=30
-).map("".join)
+hostile = st.lists(st.one_of(st.text(max_size=40), st.sampled_from(FRAGMENTS)), max_size=30).map(
+    "".join
+)
 parameters = st.one_of(st.none(), st.text(max_size=30), st.sampled_from(
     ["two decimal places", "keys: a, b", "root tag <answer>", "3 carbon atoms", "in m/s^2",
      "at least 2 hydroxyl groups", "N = 3", "end", "options: A, B, C", "length 12"]
