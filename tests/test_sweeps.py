@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hydra import compose, initialize_config_module
 
 from sci_tasks import manifest
@@ -25,9 +26,14 @@ SCIMIF_TEXT_SAMPLES = 19  # bundled chemistry (11) + biology (8) records
 
 
 def compose_config(tmp_path: Path, *overrides: str) -> Any:
-    os.environ["SCI_TASKS_CACHE"] = str(tmp_path / "cache")
+    """The composed sci-eval config (SCI_TASKS_CACHE points into tmp_path, see _cache)."""
     with initialize_config_module(config_module="sci_tasks.conf", version_base="1.3"):
         return compose(config_name="config", overrides=list(overrides))
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCI_TASKS_CACHE", str(tmp_path / "cache"))
 
 
 def test_vllm_arguments_are_composed_for_lm_eval(tmp_path: Path) -> None:

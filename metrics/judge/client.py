@@ -41,8 +41,11 @@ STRUCTURED_OUTPUTS = ("json_schema", "tool", "json_object", "none")
 
 
 def default_cache_dir() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return str(Path(base) / "sci-tasks" / "judge")
+    """``$SCI_TASKS_CACHE/judge``, else ``~/.cache/sci-tasks/judge`` (XDG_CACHE_HOME honoured)."""
+    root = os.environ.get("SCI_TASKS_CACHE")
+    if not root:
+        root = str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sci-tasks")
+    return str(Path(root) / "judge")
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,7 @@ class JudgeConfig:
     # tool: a forced function call whose parameters are the schema; none.
     structured_output: str = "json_schema"
     cache: bool = True
-    cache_dir: str | None = None  # None: ~/.cache/sci-tasks/judge (XDG_CACHE_HOME honoured)
+    cache_dir: str | None = None  # None: default_cache_dir()
     name: str = ""  # a label for results folders; defaults to the model
 
     def __post_init__(self) -> None:
