@@ -203,3 +203,33 @@ def test_no_key_reaches_any_output_snapshot_or_log(tmp_path: Path, env: dict[str
             assert key not in path.read_text(errors="replace"), path
         for text in logs:
             assert key not in text
+
+
+def test_stock_lm_eval_takes_the_judge_from_metadata(tmp_path: Path, env: dict[str, str]) -> None:
+    with (
+        katan(tmp_path, model="model-under-test") as model,
+        katan(tmp_path, model="judge-model") as judge,
+    ):
+        settings = {
+            "model": judge.model,
+            "base_url": judge.base_url,
+            "api_key_env": "SCI_TASKS_JUDGE_API_KEY",
+            "structured_output": "tool",
+            "cache": False,
+        }
+        metadata = json.dumps({"judge": settings})
+        lm_eval_run(model, tmp_path / "run", env, "--metadata", metadata)
+        assert judge.requests_received() > 0
+    verdicts = [
+        v
+        for path in (tmp_path / "run").rglob("samples_*.jsonl")
+        for line in path.read_text().splitlines()
+        for v in json.loads(line)["drfr"]["constraints"]
+    ]
+    judged = [v for v in verdicts if v["judge"]]
+    assert judged and all(v["judge"].startswith("judge-model / judge/") for v in judged)
+    results = json.loads(next((tmp_path / "run").rglob("results_*.json")).read_text())
+    recorded = results["configs"]["scimif_chem"]["metadata"]["judge"]
+    assert recorded["api_key_env"] == "SCI_TASKS_JUDGE_API_KEY" and JUDGE_KEY not in json.dumps(
+        results
+    )
