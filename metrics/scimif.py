@@ -185,6 +185,7 @@ def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
         "drfr": {**_drfr_parts(scores), "constraints": [v.as_dict() for v in verdicts]},
         "unscored": unscored,
         "unscored_rate": {"unscored": unscored, "total": len(scores)},
+        "unknown_constraints": [v.name for v in verdicts if v.constraint is None],
         "bundled_samples": float(bool(doc.get("bundled_sample"))),
     }
 
@@ -201,6 +202,14 @@ def ratio_of_sums(parts: Iterable[dict[str, Any]]) -> float:
         satisfied += p["satisfied"]
         scored += p["scored"]
     return satisfied / scored if scored else math.nan
+
+
+def names_listed(per_sample: Iterable[list[str]]) -> str:
+    """Aggregation for ``unknown_constraints``: every constraint name in the data that no
+    checker knows, listed once (``"none"`` when there is none), so a results file shows
+    what was not scored and why without opening the samples."""
+    names = sorted({name for names in per_sample for name in names})
+    return ", ".join(names) if names else "none"
 
 
 def total(values: Iterable[float]) -> float:

@@ -151,6 +151,7 @@ def test_metadata_points_tasks_at_a_data_folder(tmp_path: Path) -> None:
     assert [d["id"] for d in docs] == [7, 8] and not docs[0]["bundled_sample"]
     out = task.process_results(docs[1], ["anything"])
     assert out["unscored"] == 1 and out["csr"] is None
+    assert task.aggregation()["unknown_constraints"]([out["unknown_constraints"]]) == "made_up_name"
     assert (
         out["drfr"]["constraints"][0]["reason"]
         == "unknown constraint 'made_up_name': not in the catalogue"

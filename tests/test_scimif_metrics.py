@@ -93,6 +93,9 @@ def test_process_results_reports_every_constraint_with_a_reason() -> None:
     assert out["drfr"]["satisfied"] == 1.0 and out["drfr"]["scored"] == 1
     assert out["unscored"] == 2
     assert out["unscored_rate"] == {"unscored": 2, "total": 3}
+    assert out["unknown_constraints"] == ["made_up_constraint"]
+    assert scimif.names_listed([["b", "a"], [], ["a"]]) == "a, b"
+    assert scimif.names_listed([[], []]) == "none"
     assert out["bundled_samples"] == 1.0
     assert out["correct"]["score"] is None and out["correct"]["reason"] == "no reference answer"
 
