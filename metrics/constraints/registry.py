@@ -268,7 +268,13 @@ def _load_checkers() -> None:
     """Import the checker modules once; each fills the registry through ``@register``."""
     global _loaded
     if not _loaded:
-        from sci_tasks.metrics.constraints import chemistry, general, judged  # noqa: F401
+        from sci_tasks.metrics.constraints import (  # noqa: F401
+            chemistry,
+            general,
+            judged,
+            science,
+            units,
+        )
 
         _loaded = True
 
