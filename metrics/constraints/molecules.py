@@ -68,10 +68,11 @@ nested quantifier over overlapping characters).
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import IntEnum
 
 from rdkit import Chem, rdBase
@@ -174,8 +175,12 @@ _PROBLEM_WORDS = {
 }
 
 
+@functools.lru_cache(maxsize=8192)
 def parse_smiles(smiles: str) -> tuple[Chem.Mol | None, str]:
-    """(molecule, "") or (None, why). Never raises; RDKit logging is blocked."""
+    """(molecule, "") or (None, why). Never raises; RDKit logging is blocked.
+
+    Cached: the chemistry constraints of one sample parse the same candidates, and the
+    checkers only read the molecule (they never modify a cached Mol)."""
     if not smiles or not smiles.strip():
         return None, "empty string"
     if len(smiles) > MAX_SMILES_LEN:
@@ -757,6 +762,13 @@ def candidates(
     (module docstring). Not yet parsed: ``check`` parses. ``names_in_prose=False`` skips
     the WEAK name scan (any chemical word in prose would otherwise count as a name)."""
     fmts = tuple(f for f in FORMATS if f in set(formats))
+    # The chemistry constraints of one sample scan the same response: scan it once, and
+    # hand each caller fresh copies (callers fill in the parse result).
+    return [replace(c) for c in _scan(response or "", fmts, names_in_prose)]
+
+
+@functools.lru_cache(maxsize=64)
+def _scan(response: str, fmts: tuple[str, ...], names_in_prose: bool) -> tuple[Candidate, ...]:
     out = _Collector(fmts)
     text = response or ""
 
@@ -853,7 +865,7 @@ def candidates(
             out.add(token, "smiles", "bare token", Rank.WEAK)
     if "iupac" in fmts and names_in_prose:
         _weak_names(text, out)
-    return out.items
+    return tuple(out.items)
 
 
 def _csv_columns(text: str, out: _Collector) -> None:
