@@ -99,7 +99,7 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
 
@@ -413,7 +413,7 @@ _FORMULA_CHAR_MAP = str.maketrans(
 _FORMULA_MAP_RE = re.compile("[" + re.escape("".join(chr(k) for k in _FORMULA_CHAR_MAP)) + "]")
 
 
-def _translate(text: str, table: dict[int, str | None], pattern: re.Pattern[str]) -> str:
+def _translate(text: str, table: Mapping[int, str | None], pattern: re.Pattern[str]) -> str:
     """``text.translate(table)``, touching only the characters the table maps (one regex
     pass: a long plain-ASCII response costs a scan, not a per-character lookup)."""
     return pattern.sub(lambda m: table[ord(m.group())] or "", text)
@@ -679,7 +679,7 @@ def _method_items(params: str, question: str) -> tuple[list[_Item], str]:
     if named:
         unique = list(dict.fromkeys(named))
         return [_Item(m.name, [m], []) for m in unique], "question"
-    items: list[_Item] = []
+    items = []
     for phrase in phrases:
         items.extend(_items_from(phrase))
     return items, "question"
@@ -1001,9 +1001,9 @@ def _address_slots(params: str, question: str) -> tuple[list[str], int, str]:
             if _looks_like_components(names):
                 return names, len(names), "question"
     for text, source in ((params, "parameters"), (question, "question")):
-        m = _COUNT_RE.search(text or "")
-        if m:
-            n = parse_int(m.group(1))
+        count = _COUNT_RE.search(text or "")
+        if count:
+            n = parse_int(count.group(1))
             if n:
                 return [], n, source
     return [], 0, ""
@@ -1330,7 +1330,8 @@ def entity_relationship_format_validity(inp: CheckInput) -> Verdict:
         text = blocks[-1].body
     best: tuple[int, int, _Template, list[str], list[str]] | None = None
     for tpl in templates:
-        good, bad = [], []
+        good: list[str] = []
+        bad: list[str] = []
         for cand in islice(_candidates(text, tpl, every_line), MAX_TRIPLES):
             (good if _well_formed(cand, tpl) else bad).append(cand)
         key = (len(good), -len(bad))
@@ -1560,7 +1561,9 @@ def _five_to_three(text: str) -> list[str]:
 
 
 def _fasta(text: str) -> list[str]:
-    out, current, inside = [], [], False
+    out: list[str] = []
+    current: list[str] = []
+    inside = False
     for line in text.splitlines():
         s = line.strip()
         if s.startswith(">"):
@@ -1909,10 +1912,10 @@ def _tech_hits(text: str) -> list[_TechHit]:
         if not _whole_word(lower, *m.span()):
             continue
         phrase = " ".join(_WORD_FORMS.get(w, w) for w in _SEPARATORS_RE.split(m.group()))
-        tech = _PHRASE_TECH.get(phrase)
-        if tech is None:
+        named = _PHRASE_TECH.get(phrase)
+        if named is None:
             continue
-        h = hits.setdefault(tech.name, _TechHit(tech))
+        h = hits.setdefault(named.name, _TechHit(named))
         if h.full_at < 0:
             h.full_at = m.start()
     return sorted(hits.values(), key=lambda h: min(p for p in (h.abbr_at, h.full_at) if p >= 0))

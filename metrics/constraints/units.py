@@ -300,7 +300,7 @@ def render(unit: Unit) -> str:
     return "·".join(parts) or "1"
 
 
-def dimension(unit: Unit) -> tuple[tuple[str, int], ...]:
+def dimension(unit: Unit) -> tuple[tuple[str, int | Fraction], ...]:
     """The unit's dimension as sorted ``(base dimension, exponent)`` pairs."""
     out: dict[str, Fraction] = {}
     for sym, _, exp in unit.factors:
@@ -894,7 +894,8 @@ def quantities(text: str) -> list[Quantity]:
             ch = text[k]
             word = _WORD_AT_RE.match(text, k)
             if ch in "%‰(" or (word is not None and _may_start_unit(word.group())):
-                window = _WINDOW_RE.match(text, k, min(n, k + _LOOKAHEAD)).group()
+                window_match = _WINDOW_RE.match(text, k, min(n, k + _LOOKAHEAD))
+                window = window_match.group() if window_match else ""
                 cut = _WINDOW_CUT_RE.search(window)
                 if cut:
                     window = window[: cut.start()]
