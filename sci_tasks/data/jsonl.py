@@ -4,11 +4,14 @@ the file and line."""
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Hashable, Iterator
 from pathlib import Path
 from typing import Any
 
-from sci_tasks.data.locate import DataError
+from sci_tasks.data.locate import DataError, DataLocation
+
+log = logging.getLogger(__name__)
 
 
 def read_objects(path: Path) -> Iterator[tuple[str, int, dict[str, Any]]]:
@@ -65,3 +68,18 @@ def read_folder_records(
     if not records:
         raise DataError(f"{what} folder {folder}: no records in {', '.join(p.name for p in files)}")
     return records
+
+
+def read_location(
+    location: DataLocation,
+    what: str,
+    normalise: Callable[[dict[str, Any], str, Path], dict[str, Any]],
+) -> tuple[dict[str, Any], ...]:
+    """Every record at ``location`` (a folder of ``*.jsonl``, a hub copy, or the bundled
+    samples, which are announced as not benchmark numbers)."""
+    source = location.describe()
+    if location.is_samples:
+        log.warning("%s: using the %s; results are NOT benchmark numbers", what, source)
+    return tuple(
+        read_folder_records(location.folder(), what, normalise, source, location.is_samples)
+    )

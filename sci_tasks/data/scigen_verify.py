@@ -23,7 +23,7 @@ from typing import Any
 
 import datasets
 
-from sci_tasks.data.jsonl import read_folder_records
+from sci_tasks.data.jsonl import read_folder_records, read_location
 from sci_tasks.data.locate import DataError, DataLocation, locate
 
 log = logging.getLogger(__name__)
@@ -116,11 +116,7 @@ def load(location: DataLocation | None = None, *, category: str | None = None) -
 
 @lru_cache(maxsize=8)
 def _read_cached(location: DataLocation) -> tuple[dict[str, Any], ...]:
-    folder = location.folder()
-    source = location.describe()
-    if location.is_samples:
-        log.warning("SciGen-Verify: using the %s; results are NOT benchmark numbers", source)
-    return tuple(read_folder(folder, source, location.is_samples))
+    return read_location(location, "SciGen-Verify", _normalise)
 
 
 def read_folder(folder: Path, source: str = "", bundled: bool = False) -> list[dict[str, Any]]:

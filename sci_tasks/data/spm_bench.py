@@ -19,7 +19,7 @@ from typing import Any
 
 import datasets
 
-from sci_tasks.data.jsonl import read_folder_records
+from sci_tasks.data.jsonl import read_folder_records, read_location
 from sci_tasks.data.locate import DataError, DataLocation, locate
 
 log = logging.getLogger(__name__)
@@ -122,11 +122,7 @@ def sip_parameters(sip_lambda: Any, sip_gamma: Any) -> tuple[float, float]:
 
 @lru_cache(maxsize=8)
 def _read_cached(location: DataLocation) -> tuple[dict[str, Any], ...]:
-    folder = location.folder()
-    source = location.describe()
-    if location.is_samples:
-        log.warning("SPM-Bench: using the %s; results are NOT benchmark numbers", source)
-    return tuple(read_folder(folder, source, location.is_samples))
+    return read_location(location, "SPM-Bench", _normalise)
 
 
 def read_folder(folder: Path, source: str = "", bundled: bool = False) -> list[dict[str, Any]]:
