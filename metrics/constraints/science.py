@@ -97,6 +97,7 @@ Decision rules, one per constraint:
 from __future__ import annotations
 
 import functools
+import json
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping
@@ -1087,9 +1088,133 @@ def _first_sentence(response: str) -> Span | None:
     return Span(body, line.start, line.start + len(body), "first sentence")
 
 
+# Attribute templates (several labels, one per attribute), in the three released forms:
+#   "lighting_condition": "dusk/dawn" | "day" | "night",     (JSON-like, one line each)
+#   - lighting_condition: ["dusk/dawn", "day", "night"]      (a list per attribute)
+#   ['dusk/dawn', 'day', 'night'] for lighting_condition;     (lists "for" attributes)
+# An alternative is a quoted string: "dusk/dawn" is ONE alternative.
+_ATTR_LINE_RE = re.compile(
+    r"^[ \t]*(?:[-*•][ \t]+)?[\"'`]?(?P<attr>[A-Za-z][\w-]{0,40})[\"'`]?[ \t]*[:=]"
+    r"[ \t]*(?P<rest>[\"'\[].*)$",
+    re.M,
+)
+_ATTR_FOR_RE = re.compile(
+    r"\[(?P<rest>[^\[\]\n]{1,400})\][ \t]+for[ \t]+(?:the[ \t]+)?[\"'`]?"
+    r"(?P<attr>[A-Za-z][\w-]{0,40})"
+)
+_QUOTED_RE = re.compile(r"\"([^\"\n]{1,80})\"|'([^'\n]{1,80})'")
+_LABEL_SEP_RE = re.compile(r"[\s_-]+")
+MAX_SCENE_ATTRIBUTES = 50
+
+
+def _label_key(text: str) -> str:
+    """Labels compare case-insensitively, with "_", "-" and spaces alike
+    ("driving_surface" = "driving surface")."""
+    return _LABEL_SEP_RE.sub(" ", text.strip().strip("\"'`").lower()).strip()
+
+
+def _alternatives(rest: str) -> list[str]:
+    rest = rest.split("#", 1)[0]
+    if "|" not in rest and "[" not in rest and "," not in rest:
+        return []
+    return [a or b for a, b in _QUOTED_RE.findall(rest)]
+
+
+def scene_attributes(text: str) -> dict[str, list[str]]:
+    """Each attribute of a label template in ``text`` with its own alternatives (at least
+    two each, at least two attributes); {} when ``text`` holds no such template (a single
+    label list is read as ``general_choose_from`` reads options)."""
+    found: dict[str, list[str]] = {}
+    for m in _ATTR_LINE_RE.finditer(text):
+        if _ATTR_FOR_RE.search(m.group("rest")):
+            continue  # "[...] for attr; [...] for attr2" on one line: read below
+        alts = _alternatives(m.group("rest"))
+        if len(alts) >= 2:
+            found.setdefault(m.group("attr").strip(), alts)
+    for m in _ATTR_FOR_RE.finditer(text):
+        alts = [a or b for a, b in _QUOTED_RE.findall(m.group("rest"))]
+        if len(alts) >= 2:
+            found.setdefault(m.group("attr").strip(), alts)
+    if len(found) < 2:
+        return {}
+    return dict(islice(found.items(), MAX_SCENE_ATTRIBUTES))
+
+
+def _last_json_object(text: str, tries: int = 20) -> dict | None:
+    """The last ``{...}`` of ``text`` that parses as a JSON object (a few tries)."""
+    end = text.rfind("}")
+    if end < 0:
+        return None
+    start = end
+    for _ in range(tries):
+        start = text.rfind("{", 0, start)
+        if start < 0:
+            return None
+        try:
+            value = json.loads(text[start : end + 1])
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def _attribute_values(text: str, attrs: list[str]) -> dict[str, str]:
+    """The value the answer gives each attribute: the last ``attr: value`` (quoted or bare,
+    JSON or not) in ``text``."""
+    out: dict[str, str] = {}
+    for attr in attrs:
+        key = r"[ \t_-]*".join(re.escape(w) for w in _LABEL_SEP_RE.split(attr) if w)
+        pattern = re.compile(
+            rf"[\"'`]?(?<![\w]){key}(?![\w])[\"'`]?[ \t]*[:=][ \t]*"
+            r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|(\[[^\]\n]*\])|([^,}\n]*))",
+            re.I,
+        )
+        last = None
+        for last in pattern.finditer(text):  # noqa: B007 - we want the last one
+            pass
+        if last is not None:
+            out[attr] = next(g for g in last.groups() if g is not None).strip()
+    return out
+
+
+def _scene_attribute_verdict(inp: CheckInput, attrs: dict[str, list[str]], source: str) -> Verdict:
+    response = inp.response
+    span = final_answer(response, to_end=True)
+    text = response
+    if span is not None and _attribute_values(span.text, list(attrs)):
+        text = span.text
+    values = _attribute_values(text, list(attrs))
+    if not values:
+        return Verdict.failed(f"none of the {len(attrs)} attributes ({', '.join(attrs)}) answered")
+    for attr, alts in attrs.items():
+        if attr not in values:
+            return Verdict.failed(f"attribute {attr!r} missing (one of {', '.join(alts)} required)")
+        value = values[attr]
+        if _label_key(value) not in {_label_key(a) for a in alts}:
+            return Verdict.failed(
+                f"{attr} = {clip(value)!r} is not one of its labels ({', '.join(alts)})"
+            )
+    obj = _last_json_object(text)
+    keys = {_label_key(a) for a in attrs}
+    if obj is not None and keys & {_label_key(str(k)) for k in obj}:
+        extra = [str(k) for k in obj if _label_key(str(k)) not in keys]
+        if extra:
+            return Verdict.failed(f"attribute(s) not in the template: {', '.join(extra[:3])}")
+    shown = ", ".join(f"{a}={values[a]}" for a in list(attrs)[:4])
+    return Verdict.passed(
+        f"each of {len(attrs)} attributes (template from the {source}) takes one of its own "
+        f"labels: {shown}"
+    )
+
+
 @register("geography_scene_option_constraint")
 def scene_option_constraint(inp: CheckInput) -> Verdict:
     params = clean_parameters(inp.parameters)
+    for text, where in ((params, "parameters"), (inp.question or "", "question")):
+        attrs = scene_attributes(text) if text else {}
+        if attrs:
+            return _scene_attribute_verdict(inp, attrs, where)
     options, source = _options(params, inp.question or "")
     if not options:
         return Verdict.unscored("scene labels not found in parameters or question")
@@ -1160,7 +1285,7 @@ _TRIPLE_COUNT_RE = re.compile(
     r"\b(exactly|at[ \t]+least|at[ \t]+most|no[ \t]+more[ \t]+than|no[ \t]+fewer[ \t]+than|"
     r"minimum[ \t]+of|maximum[ \t]+of)?[ \t]*([0-9]+|one|two|three|four|five|six|seven|eight|"
     r"nine|ten|eleven|twelve)[ \t]+(?:[\w-]+[ \t]+)?"
-    r"(?:triples?|triplets?|relationships?|relations?)\b",
+    r"(?:triples?|triplets?|relationships?|relations?|tuples?|pairs?)\b",
     re.I,
 )
 _ONE_PER_LINE_RE = re.compile(
@@ -1309,6 +1434,102 @@ def _required_triples(params: str, question: str) -> tuple[str, int]:
     return "ge", 1
 
 
+# A tuple template that names its fields: "(chemical substance, corresponding disease)",
+# "[gene, disease, relation]". In the question it must follow a format cue.
+_NAMED_TUPLE_RE = re.compile(
+    r"([(\[])([A-Za-z][A-Za-z /'-]{0,40}(?:,[ \t]*[A-Za-z][A-Za-z /'-]{0,40}){1,4})([)\]])"
+)
+_TUPLE_CUE_RE = re.compile(
+    r"\b(?:format|form|template|tuples?|pairs?|triples?|triplets?|structure|shape|pattern|"
+    r"as|like|following)\b[^.()\[\]\n]{0,40}$",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class _NamedTuple:
+    opener: str
+    closer: str
+    fields: tuple[str, ...]
+
+    def show(self) -> str:
+        return f"{self.opener}{', '.join(self.fields)}{self.closer}"
+
+
+def _named_tuple_in(text: str, need_cue: bool) -> _NamedTuple | None:
+    for m in _NAMED_TUPLE_RE.finditer(text[:5000]):
+        opener, body, closer = m.groups()
+        if (opener == "(") != (closer == ")"):
+            continue
+        if need_cue and not _TUPLE_CUE_RE.search(text[max(0, m.start() - 60) : m.start()]):
+            continue
+        fields = tuple(f.strip() for f in body.split(","))
+        if all(0 < len(f.split()) <= 4 for f in fields):
+            return _NamedTuple(opener, closer, fields)
+    return None
+
+
+def _tuple_groups(text: str, opener: str, closer: str) -> list[str]:
+    """The bracketed groups meant as tuples: those on lines that start with the bracket
+    (after a bullet) if there are any, else every group holding a comma."""
+    leading: list[str] = []
+    anywhere: list[str] = []
+    for line in text.splitlines():
+        body = _BULLET_RE.sub("", line).strip().strip("*").strip()
+        pos = 0
+        starts = (
+            body.lstrip("[").lstrip().startswith(opener)
+            if opener == "("
+            else (body.startswith(opener))
+        )
+        while len(leading) + len(anywhere) < MAX_TRIPLES:
+            a = body.find(opener, pos)
+            if a < 0:
+                break
+            b = body.find(closer, a + 1)
+            if b < 0:
+                break
+            group = body[a + 1 : b]
+            if opener == "[" and group.lstrip().startswith("("):
+                break  # a Python list of tuples: read with "(" instead
+            (leading if starts else anywhere).append(group)
+            pos = b + 1
+    return leading or [g for g in anywhere if "," in g]
+
+
+def _named_tuple_verdict(inp: CheckInput, tpl: _NamedTuple, params: str, source: str) -> Verdict:
+    span = final_answer(inp.response, to_end=True)
+    text = span.text if span is not None and span.text.strip() else inp.response
+    blocks = code_blocks(text)
+    if blocks:
+        text = blocks[-1].body
+    opener = tpl.opener
+    groups = _tuple_groups(text, opener, tpl.closer)
+    if not groups and opener == "[":
+        groups = _tuple_groups(text, "(", ")")
+    n = len(tpl.fields)
+    good, bad = [], []
+    for group in groups:
+        quoted = "'" in group or '"' in group
+        parts = _split_quoted(group, ",") if quoted else group.split(",")
+        fields = [p.strip().strip("\"'`“”‘’").strip() for p in parts]
+        (good if len(fields) == n and all(fields) else bad).append(group)
+    fmt = f"{tpl.show()!r} (from the {source})"
+    if bad:
+        return Verdict.failed(
+            f"{_plural(len(bad), 'malformed tuple')} for {fmt} ({n} fields each), e.g. "
+            f"{clip(bad[0])!r} ({len(good)} well formed)"
+        )
+    kind, count = _required_triples(params, inp.question or "")
+    ok = {"ge": len(good) >= count, "le": 1 <= len(good) <= count, "eq": len(good) == count}
+    if not ok[kind]:
+        need = {"ge": "at least", "le": "at most", "eq": "exactly"}[kind]
+        return Verdict.failed(f"{_plural(len(good), 'well-formed tuple')} in {fmt}; {need} {count}")
+    return Verdict.passed(
+        f"{_plural(len(good), 'well-formed tuple')} of {n} fields in {fmt}, e.g. {clip(good[0])!r}"
+    )
+
+
 @register("biology_entity_relationship_format_validity")
 def entity_relationship_format_validity(inp: CheckInput) -> Verdict:
     params = clean_parameters(inp.parameters)
@@ -1317,6 +1538,13 @@ def entity_relationship_format_validity(inp: CheckInput) -> Verdict:
     source = "parameters"
     if template is None:
         template, source = _template_in(question), "question"
+    if template is None:  # a template that names its own fields, two as often as three
+        named = _named_tuple_in(params, need_cue=False) if params else None
+        if named is not None:
+            return _named_tuple_verdict(inp, named, params, "parameters")
+        named = _named_tuple_in(question, need_cue=True)
+        if named is not None:
+            return _named_tuple_verdict(inp, named, params, "question")
     templates = [template] if template else []
     if not templates:
         if not (_TRIPLE_WORD_RE.search(question) or _TRIPLE_WORD_RE.search(params)):

@@ -154,6 +154,8 @@ _UNIT_TABLE: tuple[tuple[str, str, str, str, bool], ...] = (
     ("at%", "ratio", "", "", False),
     ("vol%", "ratio", "", "", False),
     ("mol%", "ratio", "", "", False),
+    ("okta", "ratio", "", "okta octa", False),  # cloud cover in eighths of the sky
+    ("U", "N T-1", "k m μ n", "", False),  # enzyme unit (1 μmol/min): "U/μL", "0.5 U"
     ("bp", "count", "k M G", "", False),
     ("nt", "count", "k", "nucleotide", False),
     ("aa", "count", "", "", False),
@@ -194,6 +196,12 @@ _NAME_ALIASES: dict[str, tuple[str, str, int]] = {
     "astronomical unit": ("au", "", 1),
     "per cent": ("%", "", 1),
     "per mille": ("‰", "", 1),
+    "weight percent": ("wt%", "", 1),
+    "weight percentage": ("wt%", "", 1),
+    "mass percent": ("wt%", "", 1),
+    "atomic percent": ("at%", "", 1),
+    "volume percent": ("vol%", "", 1),
+    "mole percent": ("mol%", "", 1),
     "millimetre of mercury": ("mmHg", "", 1),
     "millimeter of mercury": ("mmHg", "", 1),
 }
@@ -321,7 +329,11 @@ _WRAPPER_RE = re.compile(
     r"mathup|textup|ensuremath)[ \t]*\{((?:[^{}]|\{[^{}]*\})*)\}"
 )
 _SI_RE = re.compile(r"\\(?:SI|qty)[ \t]*\{([^{}]*)\}[ \t]*\{([^{}]*)\}")
-_FRAC_RE = re.compile(r"\\[dt]?frac[ \t]*\{([^{}]*)\}[ \t]*\{([^{}]*)\}")
+_FRAC_RE = re.compile(
+    r"\\[dt]?frac[ \t]*\{((?:[^{}]|\{[^{}]*\})*)\}[ \t]*\{((?:[^{}]|\{[^{}]*\})*)\}"
+)
+# "wt.%", "wt. %", "at %": the percent kinds written with a dot or a space
+_PERCENT_KIND_RE = re.compile(r"\b(wt|at|vol|mol)[ \t]*\.?[ \t]*%")
 _DEGREE_RE = re.compile(r"\^[ \t]*\{?[ \t]*\\circ[ \t]*\}?|\\circ|\\degree|\\textdegree")
 _ANGSTROM_RE = re.compile(
     r"\\(?:AA|angstrom)(?![A-Za-z])|\\(?:mathring|r)[ \t]*\{?[ \t]*A[ \t]*\}?"
@@ -370,6 +382,8 @@ def clean_unit_text(text: str) -> str:
             text = pattern.sub(repl, text)
         for _ in range(2):
             text = _FRAC_RE.sub(r"(\1)/(\2)", text)
+    if "%" in text:
+        text = _PERCENT_KIND_RE.sub(r"\1%", text)
     text = text.replace("A\u030a", "Å").replace("℃", "°C").replace("℉", "°F")
     return _CHAR_MAP_RE.sub(lambda m: _CHAR_MAP[ord(m.group())] or "", text)
 
@@ -954,14 +968,25 @@ _WHOLE_RE = re.compile(
 )
 
 
+# "a dimensionless ratio", "unitless", "no units": the answer is a pure number.
+_DIMENSIONLESS_RE = re.compile(
+    r"\b(?:dimensionless|unitless|unit-less|non-dimensional|pure[ \t]+number|"
+    r"(?:has|have|with|carr(?:y|ies))[ \t]+no[ \t]+units?|without[ \t]+(?:any[ \t]+)?units?)\b",
+    re.I,
+)
+
+
 @dataclass(frozen=True)
 class Requirement:
-    units: tuple[Unit, ...]  # required units (empty in SI mode)
+    units: tuple[Unit, ...]  # required units (empty in SI and dimensionless modes)
     si: bool
     source: str  # "parameters" / "question"
     context: str  # the text that stated it (for the scope)
+    dimensionless: bool = False  # a pure number, no physical unit
 
     def show(self) -> str:
+        if self.dimensionless:
+            return "no unit (dimensionless)"
         return "SI units" if self.si else " and ".join(render(u) for u in self.units)
 
 
@@ -1036,11 +1061,16 @@ def required_units(params: str, question: str) -> Requirement | None:
             return Requirement(_dedupe(units), False, "parameters", context)
         if _SI_REQUIRED_RE.search(params):
             return Requirement((), True, "parameters", params)
+        if _DIMENSIONLESS_RE.search(params):
+            return Requirement((), False, "parameters", params, dimensionless=True)
     if q_units:
         return Requirement(_dedupe(q_units), False, "question", " ".join(q_where))
     si = [s for s in sentences(question or "") if _SI_REQUIRED_RE.search(s)]
     if si:
         return Requirement((), True, "question", " ".join(si))
+    pure = [s for s in sentences(question or "") if _DIMENSIONLESS_RE.search(s)]
+    if pure:
+        return Requirement((), False, "question", " ".join(pure), dimensionless=True)
     return None
 
 
@@ -1091,6 +1121,8 @@ def _check_units(inp: CheckInput) -> Verdict:
     with_unit = [q for q in found if q.units]
     if req.si:
         return _check_si(with_unit, where)
+    if req.dimensionless:
+        return _check_dimensionless(found, with_unit, where, req.source)
     if not whole and not with_unit:
         labels = labelled_units(clean_unit_text(text))
         for shown, units in labels:
@@ -1142,6 +1174,24 @@ def _check_si(with_unit: list[Quantity], where: str) -> Verdict:
             f"non-SI unit in {where}: {', '.join(_show_quantity(q) for q in bad[:3])}"
         )
     return Verdict.passed(f"all {len(with_unit)} quantities in {where} are in SI units")
+
+
+def _check_dimensionless(
+    found: list[Quantity], with_unit: list[Quantity], where: str, source: str
+) -> Verdict:
+    """A pure number: no quantity in scope carries a unit of a physical dimension (a
+    percentage or another ratio unit is still a pure number)."""
+    if not found:
+        return Verdict.failed(f"no number in {where} (a dimensionless value required)")
+    physical = [q for q in with_unit if {b for b, _ in dimension(q.units[0])} - {"ratio"}]
+    if physical:
+        return Verdict.failed(
+            f"dimensionless value required (from the {source}) but {where} has "
+            f"{', '.join(_show_quantity(q) for q in physical[:3])}"
+        )
+    return Verdict.passed(
+        f"dimensionless value (from the {source}) in {where}: {_show_quantity(found[-1])}"
+    )
 
 
 @register("chemistry_unit_consistency")
