@@ -10,6 +10,19 @@ Unscored constraints (unknown name, no checker yet, no judge, a checker that cra
 left out of every sum and counted on their own. A sample with no scored constraint at all
 has no CSR / ISR value: it is left out of those means (and counted in ``unscored``).
 
+The same three under the authors' convention (their adapter's ``summarize_results``), for
+comparison with the paper's tables, carry the suffix ``_unscored_as_fail``: every
+constraint of a known name that got no score (unreadable requirement, crashed checker,
+failed or missing judge) scores 0 and stays in the sums, and a sample with nothing scored
+has CSR 0 and ISR 0. A name that no checker knows is left out there too, as the authors'
+adapter skips an unsupported instruction.
+
+Per constraint source (``original``, ``core_task``, ``added_general``, the ``source`` of each
+``instruction_list`` item): ``drfr_<source>`` = sum of s_ij over the sample constraints of
+that source / their count, a ratio of sums like DRFR (the authors' ``<source>_accuracy``
+is this ratio under their convention: ``drfr_<source>_unscored_as_fail``). NaN, not 0, when
+no constraint has that source.
+
 Scientific correctness is graded separately by the judge (A correct / B incorrect / C not
 attempted; only A counts) and crossed with ISR: CF, CV, IF, IV, phi, Jaccard, chi-square.
 """
@@ -18,7 +31,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sci_tasks.metrics import judge as judges
@@ -27,6 +40,9 @@ from sci_tasks.metrics.judge import JudgeClient, JudgeRequest
 from sci_tasks.prompts import render, version
 
 Scores = Sequence[float | None]  # one sample's constraint scores, None = unscored
+Log = Sequence[Mapping[str, Any]]  # one sample's constraint verdicts as logged (see below)
+
+SOURCES = ("original", "core_task", "added_general")
 
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 
@@ -55,6 +71,33 @@ def score_sample(
     return [evaluate(name, inp, judge) for name, inp in check_inputs(doc, response)]
 
 
+def constraint_log(
+    doc: dict[str, Any], verdicts: Sequence[ConstraintResult]
+) -> list[dict[str, Any]]:
+    """The logged form of a sample's verdicts: each with the ``source`` of its
+    ``instruction_list`` item (None when the record gives none)."""
+    items = doc["instruction_list"]
+    return [
+        {**v.as_dict(), "source": item.get("source")}
+        for item, v in zip(items, verdicts, strict=True)
+    ]
+
+
+def scores_of(log: Log, source: str | None = None) -> list[float | None]:
+    """Headline scores of a sample (None = unscored), optionally of one source only."""
+    return [v["score"] for v in log if source is None or v.get("source") == source]
+
+
+def scores_unscored_as_fail(log: Log, source: str | None = None) -> list[float]:
+    """The authors' convention: a known constraint without a score counts 0; a name no
+    checker knows is left out (their adapter skips unsupported instructions)."""
+    return [
+        0.0 if v["score"] is None else v["score"]
+        for v in log
+        if v["constraint"] is not None and (source is None or v.get("source") == source)
+    ]
+
+
 # --- per-sample values ----------------------------------------------------------------
 
 
@@ -66,6 +109,14 @@ def sample_csr(scores: Scores) -> float | None:
 def sample_isr(scores: Scores) -> float | None:
     scored = [s for s in scores if s is not None]
     return float(all(s == 1.0 for s in scored)) if scored else None
+
+
+def sample_csr_unscored_as_fail(log: Log) -> float:
+    return sample_csr(scores_unscored_as_fail(log)) or 0.0
+
+
+def sample_isr_unscored_as_fail(log: Log) -> float:
+    return sample_isr(scores_unscored_as_fail(log)) or 0.0
 
 
 # --- corpus-level formulas (lists of per-sample scores) ----------------------------------
@@ -86,6 +137,22 @@ def drfr(samples: Iterable[Scores]) -> float:
 def _drfr_parts(scores: Scores) -> dict[str, float]:
     scored = [s for s in scores if s is not None]
     return {"satisfied": float(sum(scored)), "scored": len(scored)}
+
+
+def csr_unscored_as_fail(samples: Iterable[Log]) -> float:
+    return _mean(sample_csr_unscored_as_fail(log) for log in samples)
+
+
+def isr_unscored_as_fail(samples: Iterable[Log]) -> float:
+    return _mean(sample_isr_unscored_as_fail(log) for log in samples)
+
+
+def drfr_unscored_as_fail(samples: Iterable[Log], source: str | None = None) -> float:
+    return drfr(scores_unscored_as_fail(log, source) for log in samples)
+
+
+def drfr_of_source(samples: Iterable[Log], source: str) -> float:
+    return drfr(scores_of(log, source) for log in samples)
 
 
 # --- scientific correctness (judge) -----------------------------------------------------
@@ -176,13 +243,23 @@ def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
     that ``--log_samples`` shows, for each constraint, its score and reason."""
     judge = judges.active()
     verdicts = score_sample(doc, results[0], judge)
-    scores = [v.score for v in verdicts]
+    log = constraint_log(doc, verdicts)
+    scores = scores_of(log)
     unscored = sum(s is None for s in scores)
+    by_source: dict[str, Any] = {}
+    for source in SOURCES:
+        by_source[f"drfr_{source}"] = _drfr_parts(scores_of(log, source))
+        failed = scores_unscored_as_fail(log, source)
+        by_source[f"drfr_{source}_unscored_as_fail"] = _drfr_parts(failed)
     return {
         "correct": grade_correctness(doc, results[0], judge),
         "csr": sample_csr(scores),
         "isr": sample_isr(scores),
-        "drfr": {**_drfr_parts(scores), "constraints": [v.as_dict() for v in verdicts]},
+        "drfr": {**_drfr_parts(scores), "constraints": log},
+        "csr_unscored_as_fail": sample_csr_unscored_as_fail(log),
+        "isr_unscored_as_fail": sample_isr_unscored_as_fail(log),
+        "drfr_unscored_as_fail": _drfr_parts(scores_unscored_as_fail(log)),
+        **by_source,
         "unscored": unscored,
         "unscored_rate": {"unscored": unscored, "total": len(scores)},
         "unknown_constraints": [v.name for v in verdicts if v.constraint is None],

@@ -77,12 +77,15 @@ def test_process_results_reports_every_constraint_with_a_reason() -> None:
     doc = {
         "edit_question": "Answer in all uppercase letters.",
         "instruction_list": [
-            {"instruction_name": "general_all_uppercase", "required_parameters": None},
-            {"instruction_name": "made_up_constraint", "required_parameters": "x"},
-            {"instruction_name": "life_analysis_steps_constraint", "required_parameters": None},
+            {"instruction_name": "general_all_uppercase", "source": "original",
+             "required_parameters": None},
+            {"instruction_name": "made_up_constraint", "source": "added_general",
+             "required_parameters": "x"},
+            {"instruction_name": "life_analysis_steps_constraint", "source": "core_task",
+             "required_parameters": None},
         ],
         "bundled_sample": True,
-    }
+    }  # fmt: skip
     out = scimif.process_results(doc, ["THE CELL DIVIDES."])
     verdicts = out["drfr"]["constraints"]
     assert [v["score"] for v in verdicts] == [1.0, None, None]
@@ -98,6 +101,16 @@ def test_process_results_reports_every_constraint_with_a_reason() -> None:
     assert scimif.names_listed([[], []]) == "none"
     assert out["bundled_samples"] == 1.0
     assert out["correct"]["score"] is None and out["correct"]["reason"] == "no reference answer"
+    # each logged verdict carries the source of its instruction_list item
+    assert [v["source"] for v in verdicts] == ["original", "added_general", "core_task"]
+    # authors' convention: the unscored analysis-steps constraint counts 0, the unknown
+    # name is left out: scores [1, 0] -> CSR 1/2, ISR 0, DRFR 1 of 2
+    assert out["csr_unscored_as_fail"] == 0.5 and out["isr_unscored_as_fail"] == 0.0
+    assert out["drfr_unscored_as_fail"] == {"satisfied": 1.0, "scored": 2}
+    assert out["drfr_original"] == {"satisfied": 1.0, "scored": 1}
+    assert out["drfr_core_task"] == {"satisfied": 0.0, "scored": 0}
+    assert out["drfr_core_task_unscored_as_fail"] == {"satisfied": 0.0, "scored": 1}
+    assert out["drfr_added_general_unscored_as_fail"] == {"satisfied": 0.0, "scored": 0}
 
 
 def test_a_crashing_checker_becomes_unscored_and_names_the_exception() -> None:
@@ -114,3 +127,102 @@ def test_a_crashing_checker_becomes_unscored_and_names_the_exception() -> None:
         registry._CHECKERS[name] = original
     assert result.score is None
     assert result.reason == "checker general_csv_constraint raised ZeroDivisionError: boom"
+
+
+# --- the authors' convention (unscored counts 0) and per-source DRFR -----------------------
+
+
+def logged(source: str, score: float | None, known: bool = True) -> dict[str, object]:
+    """One logged verdict; ``known=False`` is a name no checker knows."""
+    return {"constraint": "c" if known else None, "source": source, "score": score}
+
+
+# Four samples (source, score; None = unscored, "?" = unknown name):
+#   A  orig 1, core 0, gen 1           headline [1, 0, 1]     authors [1, 0, 1]
+#   B  core 1, gen None, core 0.5      headline [1, 0.5]      authors [1, 0, 0.5]
+#   C  gen 1, gen ? None, orig 1       headline [1, 1]        authors [1, 1] (unknown left out)
+#   D  core None, gen None             headline []            authors [0, 0]
+LOGS = [
+    [logged("original", 1.0), logged("core_task", 0.0), logged("added_general", 1.0)],
+    [logged("core_task", 1.0), logged("added_general", None), logged("core_task", 0.5)],
+    [logged("added_general", 1.0), logged("added_general", None, known=False),
+     logged("original", 1.0)],
+    [logged("core_task", None), logged("added_general", None)],
+]  # fmt: skip
+
+
+def test_headline_metrics_leave_unscored_out() -> None:
+    scores = [scimif.scores_of(log) for log in LOGS]
+    # CSR (2/3 + 3/4 + 1) / 3 (D has no value); ISR 1/3; DRFR (2 + 1.5 + 2) / (3 + 2 + 2)
+    assert scimif.csr(scores) == pytest.approx((2 / 3 + 0.75 + 1) / 3)
+    assert scimif.isr(scores) == pytest.approx(1 / 3)
+    assert scimif.drfr(scores) == pytest.approx(5.5 / 7)
+
+
+def test_unscored_as_fail_is_the_authors_convention() -> None:
+    # CSR (2/3 + 1/2 + 1 + 0) / 4; ISR (0 + 0 + 1 + 0) / 4; DRFR (2 + 1.5 + 2 + 0) / 10
+    assert scimif.csr_unscored_as_fail(LOGS) == pytest.approx((2 / 3 + 0.5 + 1) / 4)
+    assert scimif.isr_unscored_as_fail(LOGS) == pytest.approx(0.25)
+    assert scimif.drfr_unscored_as_fail(LOGS) == pytest.approx(0.55)
+    assert scimif.sample_csr_unscored_as_fail(LOGS[3]) == 0.0
+    assert scimif.sample_isr_unscored_as_fail(LOGS[3]) == 0.0
+    assert math.isnan(scimif.csr_unscored_as_fail([]))
+
+
+def test_drfr_per_source_in_both_conventions() -> None:
+    # original: A 1, C 1 -> 2/2 both ways
+    assert scimif.drfr_of_source(LOGS, "original") == 1.0
+    assert scimif.drfr_unscored_as_fail(LOGS, "original") == 1.0
+    # core_task: A 0, B 1, B 0.5, D None -> 1.5/3 headline, 1.5/4 authors
+    assert scimif.drfr_of_source(LOGS, "core_task") == pytest.approx(0.5)
+    assert scimif.drfr_unscored_as_fail(LOGS, "core_task") == pytest.approx(0.375)
+    # added_general: A 1, B None, C 1, C unknown, D None -> 2/2 headline, 2/4 authors
+    assert scimif.drfr_of_source(LOGS, "added_general") == 1.0
+    assert scimif.drfr_unscored_as_fail(LOGS, "added_general") == pytest.approx(0.5)
+    # no constraint of a source is NaN, not a failure
+    assert math.isnan(scimif.drfr_of_source(LOGS[:1], "unknown_source"))
+
+
+def test_the_task_yaml_aggregates_the_new_metrics_and_sci_score_reads_them() -> None:
+    from sci_tasks.score import task_scoring
+
+    scoring = task_scoring("scimif_chem")
+    assert scoring is not None
+    names = {"csr_unscored_as_fail", "isr_unscored_as_fail", "drfr_unscored_as_fail"}
+    names |= {f"drfr_{s}{c}" for s in scimif.SOURCES for c in ("", "_unscored_as_fail")}
+    assert names <= set(scoring.aggregations)
+    item = {"required_parameters": None}
+    docs = [
+        {  # uppercase passes; number_response and analysis steps need a judge: unscored
+            "edit_question": "Answer in all uppercase letters.",
+            "instruction_list": [
+                {**item, "instruction_name": "general_all_uppercase", "source": "original"},
+                {**item, "instruction_name": "general_number_response",
+                 "source": "added_general"},
+                {**item, "instruction_name": "life_analysis_steps_constraint",
+                 "source": "core_task"},
+            ],
+        },
+        {  # nothing scored
+            "edit_question": "Give three kinds of answers.",
+            "instruction_list": [
+                {**item, "instruction_name": "general_number_response",
+                 "source": "added_general"},
+            ],
+        },
+    ]  # fmt: skip
+    per_sample = [scoring.process_results(doc, ["THE CELL DIVIDES."]) for doc in docs]
+
+    def aggregate(metric: str) -> float:
+        return scoring.aggregations[metric]([values[metric] for values in per_sample])
+
+    # headline: only sample 1, one scored constraint, satisfied
+    assert (aggregate("csr"), aggregate("isr"), aggregate("drfr")) == (1.0, 1.0, 1.0)
+    # authors: sample 1 [1, 0, 0] -> CSR 1/3, sample 2 [0] -> 0; DRFR 1 of 4
+    assert aggregate("csr_unscored_as_fail") == pytest.approx(1 / 6)
+    assert aggregate("isr_unscored_as_fail") == 0.0
+    assert aggregate("drfr_unscored_as_fail") == pytest.approx(0.25)
+    assert aggregate("drfr_original") == 1.0
+    assert math.isnan(aggregate("drfr_core_task")) and math.isnan(aggregate("drfr_added_general"))
+    assert aggregate("drfr_core_task_unscored_as_fail") == 0.0
+    assert aggregate("drfr_added_general_unscored_as_fail") == 0.0
