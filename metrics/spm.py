@@ -22,6 +22,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
+from sci_tasks.images import budget_of
 from sci_tasks.metrics.spm_parse import parse_response
 
 SIP_LAMBDA = 0.6
@@ -142,6 +143,7 @@ def score(doc: Mapping[str, Any], response: str | None) -> dict[str, Any]:
         "sip_gamma": gamma,
         "output_tokens": count_tokens(response),
         "bundled_sample": bool(doc.get("bundled_sample")),
+        "image_budget": budget_of(doc).fields(),
     }
 
 

@@ -25,6 +25,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from sci_tasks.images import budget_of, judge_files
 from sci_tasks.metrics import judge as judges
 from sci_tasks.metrics.judge import JudgeClient, JudgeReply, JudgeRequest
 from sci_tasks.metrics.verdict import Verdict
@@ -107,11 +108,10 @@ def edit_request(doc: Mapping[str, Any], parsed: VerifyParse) -> JudgeRequest:
         "n_source": len(doc.get("source_images") or []),
         "n_candidate": len(doc["images"]),
     }
+    # the judge gets exactly the pixels the model got: the task's image budget, applied once
+    images = judge_files(edit_images(doc), budget_of(doc))
     return JudgeRequest(
-        render(EDIT_TEMPLATE, context),
-        EDIT_SCHEMA,
-        version(EDIT_TEMPLATE),
-        images=tuple(edit_images(doc)),
+        render(EDIT_TEMPLATE, context), EDIT_SCHEMA, version(EDIT_TEMPLATE), images=tuple(images)
     )
 
 
@@ -186,6 +186,7 @@ def score_sample(
         "acc_i_reason": i_verdict.reason if i_verdict else "positive sample: edit not scored",
         "acc_i_judge": i_judge,
         "bundled_sample": bool(doc.get("bundled_sample")),
+        "image_budget": budget_of(doc).fields(),
     }
 
 

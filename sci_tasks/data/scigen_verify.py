@@ -25,6 +25,7 @@ import datasets
 
 from sci_tasks.data.jsonl import read_folder_records, read_location
 from sci_tasks.data.locate import DataError, DataLocation, locate
+from sci_tasks.images import ImageBudget
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,9 @@ FEATURES = datasets.Features(
         "data_source": datasets.Value("string"),
         "bundled_sample": datasets.Value("bool"),
         "record": datasets.Value("string"),  # "<file>:<line>", to trace a sample back
+        # the task's image budget (sci_tasks.images); None: full resolution
+        "max_image_pixels": datasets.Value("int64"),
+        "max_image_bytes": datasets.Value("int64"),
     }
 )
 
@@ -97,9 +101,16 @@ def discipline_name(name: str) -> str:
 # --- SciGen-Verify records ---------------------------------------------------------------------
 
 
-def load(location: DataLocation | None = None, *, category: str | None = None) -> datasets.Dataset:
-    """The records of one category (all records when no category is given)."""
+def load(
+    location: DataLocation | None = None,
+    *,
+    category: str | None = None,
+    image_budget: ImageBudget | None = None,
+) -> datasets.Dataset:
+    """The records of one category (all records when no category is given), each carrying
+    the task's image budget."""
     location = location or locate("scigen_verify")
+    budget = (image_budget or ImageBudget()).fields()
     records = _read_cached(location)
     if category is not None:
         try:
@@ -111,7 +122,8 @@ def load(location: DataLocation | None = None, *, category: str | None = None) -
             raise DataError(
                 f"SciGen-Verify category {wanted!r} has no records in {location.describe()}"
             )
-    return datasets.Dataset.from_list(list(records), features=FEATURES)
+    rows = [{**r, **budget} for r in records]
+    return datasets.Dataset.from_list(rows, features=FEATURES)
 
 
 @lru_cache(maxsize=8)
@@ -216,9 +228,14 @@ def _images(value: Any, folder: Path, where: str, name: str, optional: bool) -> 
 
 def load_for_lm_eval(category: str | None = None, **metadata: Any) -> datasets.DatasetDict:
     """lm-eval ``custom_dataset`` hook: the category from the task's ``dataset_kwargs``, the
-    data location from ``--metadata`` / the environment / the bundled samples."""
+    data location from ``--metadata`` / the environment / the bundled samples, the image
+    budget from the task ``metadata`` / ``--metadata``."""
     location = locate("scigen_verify", metadata)
-    return datasets.DatasetDict({"test": load(location, category=category)})
+    try:
+        budget = ImageBudget.from_settings(metadata)
+    except ValueError as exc:
+        raise DataError(f"SciGen-Verify task metadata: {exc}") from None
+    return datasets.DatasetDict({"test": load(location, category=category, image_budget=budget)})
 
 
 # --- SciGen-Rubric records ---------------------------------------------------------------------

@@ -21,6 +21,7 @@ import datasets
 
 from sci_tasks.data.jsonl import read_folder_records, read_location
 from sci_tasks.data.locate import DataError, DataLocation, locate
+from sci_tasks.images import ImageBudget
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,9 @@ FEATURES = datasets.Features(
         "data_source": datasets.Value("string"),
         "bundled_sample": datasets.Value("bool"),
         "record": datasets.Value("string"),  # "<file>:<line>", to trace a sample back
+        # the task's image budget (sci_tasks.images); None: full resolution
+        "max_image_pixels": datasets.Value("int64"),
+        "max_image_bytes": datasets.Value("int64"),
     }
 )
 
@@ -79,8 +83,10 @@ def load(
     field: str | None = None,
     sip_lambda: float = DEFAULT_SIP_LAMBDA,
     sip_gamma: float = DEFAULT_SIP_GAMMA,
+    image_budget: ImageBudget | None = None,
 ) -> datasets.Dataset:
-    """The records of one split (all records when neither filter is given)."""
+    """The records of one split (all records when neither filter is given), each carrying
+    the task's SIP-F1 parameters and image budget."""
     location = location or locate("spm_bench")
     lam, gamma = sip_parameters(sip_lambda, sip_gamma)
     records = _read_cached(location)
@@ -100,7 +106,8 @@ def load(
         present = {k: sorted({r[k] for r in records}) for k, _ in split}
         seen = "; ".join(f"{k}s present: {', '.join(v)}" for k, v in present.items())
         raise DataError(f"SPM-Bench split {name} has no records in {location.describe()} ({seen})")
-    rows = [{**r, "sip_lambda": lam, "sip_gamma": gamma} for r in kept]
+    budget = (image_budget or ImageBudget()).fields()
+    rows = [{**r, "sip_lambda": lam, "sip_gamma": gamma, **budget} for r in kept]
     return datasets.Dataset.from_list(rows, features=FEATURES)
 
 
@@ -249,11 +256,21 @@ def load_for_lm_eval(
 ) -> datasets.DatasetDict:
     """lm-eval ``custom_dataset`` hook.
 
-    The split comes from the task's ``dataset_kwargs``; the data location and the SIP-F1
-    parameters from the task ``metadata`` (``--metadata`` overrides the YAML).
+    The split comes from the task's ``dataset_kwargs``; the data location, the SIP-F1
+    parameters and the image budget from the task ``metadata`` (``--metadata`` overrides
+    the YAML).
     """
     location = locate("spm_bench", metadata)
+    try:
+        budget = ImageBudget.from_settings(metadata)
+    except ValueError as exc:
+        raise DataError(f"SPM-Bench task metadata: {exc}") from None
     ds = load(
-        location, technique=technique, field=field, sip_lambda=sip_lambda, sip_gamma=sip_gamma
+        location,
+        technique=technique,
+        field=field,
+        sip_lambda=sip_lambda,
+        sip_gamma=sip_gamma,
+        image_budget=budget,
     )
     return datasets.DatasetDict({"test": ds})

@@ -10,7 +10,9 @@ from typing import Any
 from PIL import Image
 
 from sci_tasks.data.scigen_verify import load_for_lm_eval, load_rubric_for_lm_eval
+from sci_tasks.images import budget_of, open_images
 from sci_tasks.metrics.judge import configure_from_metadata
+from sci_tasks.metrics.verify import edit_images
 from sci_tasks.prompts import render
 
 
@@ -26,9 +28,9 @@ def doc_to_text(doc: dict[str, Any]) -> str:
 
 
 def doc_to_image(doc: dict[str, Any]) -> list[Image.Image]:
-    """The source image(s) of an editing record first, then the candidate image(s)."""
-    paths = [*(doc.get("source_images") or []), *doc["images"]]
-    return [Image.open(path).convert("RGB") for path in paths]
+    """The source image(s) of an editing record first, then the candidate image(s), within
+    the task's image budget (the edit judge sees the same images: ``verify.edit_images``)."""
+    return open_images(edit_images(doc), budget_of(doc))
 
 
 def doc_to_target(doc: dict[str, Any]) -> str:

@@ -7,6 +7,7 @@ from typing import Any
 
 from PIL import Image
 
+from sci_tasks.images import budget_of, open_images
 from sci_tasks.prompts import render
 
 
@@ -15,8 +16,9 @@ def doc_to_text(doc: dict[str, Any]) -> str:
 
 
 def doc_to_image(doc: dict[str, Any]) -> list[Image.Image]:
-    """Every image of the question, in the record's order (questions refer to "image 1", ...)."""
-    return [Image.open(path).convert("RGB") for path in doc["images"]]
+    """Every image of the question, in the record's order (questions refer to "image 1", ...),
+    within the task's image budget."""
+    return open_images(doc["images"], budget_of(doc))
 
 
 def doc_to_target(doc: dict[str, Any]) -> str:
