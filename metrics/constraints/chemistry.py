@@ -50,7 +50,8 @@ Decisions (one per constraint):
   (TOMG-Bench's ``Descriptors.NumRotatableBonds``), which in current RDKit is the Strict
   definition: non-ring single bonds between two non-terminal heavy atoms, excluding bonds
   to triple-bonded atoms and amide C-N bonds ("CCCCC(=O)NCC": 4, NonStrict would say 5).
-  Total: every bond of the graph (``GetNumBonds``). Types not named are not constrained.
+  Total: every bond of the graph (``GetNumBonds``); "N bonds", "N chemical bonds", "N
+  covalent bonds" and "a total of N bonds" all state it. Types not named are not constrained.
   A bond phrase that is not understood ("2 C=C double bonds") -> unscored.
 * atom_group: functional groups by the SMARTS table of ``smarts.py`` (aliases: hydroxyl,
   carboxylic acid / carboxyl, amine / amino, benzene ring / phenyl, halogen / halo, ...),
@@ -501,17 +502,19 @@ _BOND_TYPES = {
     "triple": Chem.BondType.TRIPLE,
     "aromatic": Chem.BondType.AROMATIC,
 }
+# "chemical bonds" / "covalent bonds" without a type are all bonds (the total).
+_ANY_BOND = r"(?:(?:chemical|covalent)[ \t]+)?bonds?(?![a-z])"
 _BOND_KEY = (
-    r"(?P<type>single|double|triple|aromatic|rotatable|total)[ \t-]+(?:covalent[ \t]+)?"
-    r"bonds?(?![a-z])|(?P<bare>bonds?(?![a-z])(?:[ \t]+in[ \t]+total)?)"
+    r"(?P<type>single|double|triple|aromatic|rotatable|total)[ \t-]+(?:covalent[ \t]+|"
+    rf"chemical[ \t]+)?bonds?(?![a-z])|(?P<bare>{_ANY_BOND}(?:[ \t]+in[ \t]+total)?)"
 )
 _BOND_REVERSE_KEY = (
     r"(?P<type>single|double|triple|aromatic|rotatable|total)[ \t-]+bonds?(?![a-z])"
-    r"|(?P<bare>(?:number[ \t]+of[ \t]+)?bonds?(?![a-z]))"
+    rf"|(?P<bare>(?:number[ \t]+of[ \t]+)?{_ANY_BOND})"
 )
 _TOTAL_BONDS_RE = re.compile(
     rf"(?<![\w])(?:a[ \t]+)?total[ \t]+(?:number[ \t]+)?of[ \t]+(?:(?P<cmp>{_CMP})[ \t]+)?"
-    rf"(?P<n>{NUMBER_WORD}){_POST}[ \t]+bonds?(?![a-z])",
+    rf"(?P<n>{NUMBER_WORD}){_POST}[ \t]+{_ANY_BOND}",
     re.I,
 )
 _UNKNOWN_BOND_RE = re.compile(

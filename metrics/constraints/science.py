@@ -106,6 +106,7 @@ from itertools import islice
 
 from sci_tasks.metrics.constraints.extraction import extract_span
 from sci_tasks.metrics.constraints.general import _named_options, _Option, _options, _split_items
+from sci_tasks.metrics.constraints.orf import Orf, dna, extreme, lengths_in, orfs
 from sci_tasks.metrics.constraints.registry import CheckInput, register
 from sci_tasks.metrics.constraints.text import (
     Span,
@@ -1871,10 +1872,197 @@ def _find_sequence(text: str, kind: str) -> tuple[str, str] | None:
     return None
 
 
+# ------------------------------------------------------- longest / shortest ORF (orf.py)
+
+_EXTREME_RE = re.compile(r"\b(longest|shortest)\b", re.I)
+_ORF_RE = re.compile(
+    r"\bORFs?\b|\bopen[ \t-]+reading[ \t-]+frames?\b|\breading[ \t]+frames?\b", re.I
+)
+_EXTREME_ORF_RE = re.compile(
+    r"\b(longest|shortest)\b[^.?!\n]{0,60}?(?:\bORFs?\b|open[ \t-]+reading[ \t-]+frame)", re.I
+)
+_ONE_STRAND_RE = re.compile(
+    r"\b(?:forward|given|sense|top|plus|coding|this|same)[ \t]+strand\b"
+    r"|\b(?:only|just)[ \t]+(?:the[ \t]+)?(?:three[ \t]+)?(?:forward|given)[ \t]+"
+    r"(?:reading[ \t]+)?frames\b"
+    r"|\bwithout[ \t]+(?:the[ \t]+)?reverse[ \t]+complement",
+    re.I,
+)
+_BOTH_STRANDS_RE = re.compile(
+    r"\bboth[ \t]+strands\b|\breverse[ \t]+complement\b|\bsix[ \t]+(?:reading[ \t]+)?frames\b",
+    re.I,
+)
+# The ORF lies in a primer the RESPONSE designs ("the longest ORF in the forward primer").
+_PRIMER_TARGET_RE = re.compile(
+    r"\b(?:ORFs?|open[ \t-]+reading[ \t-]+frames?)\b[^.?!]{0,80}?\b(?:in|of|within)[ \t]+"
+    r"(?:the[ \t]+|your[ \t]+)?(forward|reverse)[ \t]+primer",
+    re.I,
+)
+_DNA_RUN_RE = re.compile(r"(?<![A-Za-z])(?:[ACGTU]{15,}|[acgtu]{15,})(?![A-Za-z])")
+MIN_QUESTION_SEQUENCE = 30  # nt; shorter runs of ACGT in a question are words, not templates
+_LENGTH_CLAIM_RE = re.compile(
+    r"(?<![\w.])([0-9]{1,7})(?:[ \t]*(?:-[ \t]*)?(nucleotides?|nts?|base[ \t-]?pairs?|bp|bases?|"
+    r"codons?|amino[ \t-]acids?|aa|residues?)(?![A-Za-z]))?",
+    re.I,
+)
+_NO_ORF_RE = re.compile(
+    r"\b(?:no|zero|none|not[ \t]+any)\b[^.\n]{0,30}\b(?:ORFs?|open[ \t-]+reading)", re.I
+)
+_UNIT_KIND = (("nucleotide", "nt"), ("nt", "nt"), ("base", "nt"), ("bp", "nt"), ("codon", "codon"),
+              ("amino", "aa"), ("aa", "aa"), ("residue", "aa"))  # fmt: skip
+
+
+def _claim_unit(word: str) -> str:
+    w = word.lower()
+    return next((kind for prefix, kind in _UNIT_KIND if w.startswith(prefix)), "")
+
+
+def _orf_mode(params: str, question: str) -> str:
+    """ "longest" / "shortest" when the requirement is the extreme ORF, else ""."""
+    if params:
+        m = _EXTREME_RE.search(params)
+        if m and (_ORF_RE.search(params) or _ORF_RE.search(question)):
+            return m.group(1).lower()
+        return ""
+    m = _EXTREME_ORF_RE.search(question)
+    return m.group(1).lower() if m else ""
+
+
+def _orf_minimum(question: str) -> _LengthRule | None:
+    """A lower bound the question puts on the ORFs ("greater than 39 amino acids")."""
+    for sentence in sentences(question):
+        if not (_ORF_RE.search(sentence) or re.search(r"\bprotein|encod", sentence, re.I)):
+            continue
+        for rule in _length_rules(sentence):
+            if rule.low > 0 and rule.high is None:
+                return rule
+    return None
+
+
+def _passes_minimum(orf: Orf, rule: _LengthRule | None) -> bool:
+    if rule is None:
+        return True
+    n = {"protein": orf.amino_acids, "codon": orf.length // 3}.get(rule.kind, orf.length)
+    return rule.ok(n)
+
+
+def _orf_target(question: str, response: str) -> tuple[str, str] | None:
+    """The sequence whose ORFs are asked about, and where it was found."""
+    primer = _PRIMER_TARGET_RE.search(question)
+    if primer:
+        label = re.compile(rf"\b{primer.group(1)}[ \t]+primer", re.I)
+        for m in label.finditer(response):
+            run = _DNA_RUN_RE.search(response, m.end(), m.end() + 200)
+            if run:
+                return run.group(), f"the {primer.group(1).lower()} primer of the response"
+        return None
+    runs = [m.group() for m in _DNA_RUN_RE.finditer(question)]
+    runs = [r for r in runs if len(r) >= MIN_QUESTION_SEQUENCE]
+    if not runs:
+        return None
+    return max(runs, key=len), "the question"
+
+
+def _orf_claims(response: str) -> tuple[list[tuple[int, str]], str]:
+    """The ORF lengths the response states: (number, unit or ""), and where."""
+    span = final_answer(response)
+    regions: list[tuple[str, str]] = []
+    if span is not None and re.search(r"[0-9]", span.text):
+        regions.append((span.text, f"the final answer ({span.source})"))
+    said = [s for s in sentences(response) if (_ORF_RE.search(s) or _EXTREME_RE.search(s))]
+    with_unit = [s for s in said if any(u for _, u in _claims_in(s))]
+    if with_unit:
+        regions.append((with_unit[-1], "the last sentence stating an ORF length"))
+    lines = [ln for ln in non_empty_lines(response) if re.search(r"[0-9]", ln.text)]
+    if lines:
+        regions.append((lines[-1].text, "the last line with a number"))
+    for text, where in regions:
+        claims = _claims_in(text)
+        if claims:
+            return claims, where
+    return [], "the response"
+
+
+def _claims_in(text: str) -> list[tuple[int, str]]:
+    found = [
+        (int(m.group(1)), _claim_unit(m.group(2) or "")) for m in _LENGTH_CLAIM_RE.finditer(text)
+    ]
+    with_unit = [c for c in found if c[1]]
+    return with_unit or found
+
+
+def _question_units(question: str) -> set[str]:
+    units = {_claim_unit(m.group(2)) for m in _LENGTH_CLAIM_RE.finditer(question) if m.group(2)}
+    for word in re.findall(
+        r"\b(?:nucleotides?|nt|base[ \t-]?pairs?|bp|codons?|amino[ \t-]acids?|aa)\b", question, re.I
+    ):
+        units.add(_claim_unit(word))
+    return units - {""} or {"nt", "codon", "aa"}
+
+
+def _orf_verdict(inp: CheckInput, which: str, params: str) -> Verdict:
+    question = inp.question or ""
+    response = inp.response
+    claims, where = _orf_claims(response)
+    target = _orf_target(question, response)
+    if target is None:
+        # Nothing to compute the ORFs of: only whether a length is reported can be judged.
+        if claims or _NO_ORF_RE.search(response):
+            shown = ", ".join(f"{n} {u}".strip() for n, u in claims[:3]) or "no ORF"
+            return Verdict.passed(
+                f"the {which} ORF length is reported in {where} ({shown}); its value is not "
+                f"verified (the sequence is not in the question)"
+            )
+        return Verdict.failed(f"no length of the {which} ORF stated in the response")
+    sequence, found_in = target
+    minimum = _orf_minimum(question)
+    if _ONE_STRAND_RE.search(question) and not _BOTH_STRANDS_RE.search(question):
+        strand_sets = [("the given strand", False)]
+    elif _BOTH_STRANDS_RE.search(question):
+        strand_sets = [("both strands", True)]
+    else:  # not stated: either reading is accepted
+        strand_sets = [("both strands", True), ("the given strand", False)]
+    picks: list[tuple[str, Orf]] = []
+    for words, both in strand_sets:
+        pick = extreme(orfs(sequence, both), which, lambda o: _passes_minimum(o, minimum))
+        if pick is not None:
+            picks.append((words, pick))
+    unit_name = {"protein": "aa", "codon": "codons"}.get(minimum.kind, "nt") if minimum else ""
+    bound = f" of {minimum.words} {unit_name}" if minimum else ""
+    about = f"{len(dna(sequence))}-nt sequence in {found_in}"
+    if not picks:
+        ok = _NO_ORF_RE.search(response) is not None or any(n == 0 for n, _ in claims)
+        return Verdict.of(
+            ok,
+            f"the {about} has no ORF{bound}; the response "
+            + ("says so" if ok else "does not say so"),
+        )
+    if not claims:
+        return Verdict.failed(f"no ORF length stated in the response ({about})")
+    units = _question_units(question)
+    expected = {
+        unit: set().union(*(lengths_in(orf, unit) for _, orf in picks))
+        for unit in ("nt", "codon", "aa")
+    }
+    ok = all(any(n in expected[u] for u in ([unit] if unit else units)) for n, unit in claims)
+    best = picks[0][1]
+    truth = (
+        f"the {which} ORF{bound} on {picks[0][0]} of the {about} is {best.length} nt "
+        f"({best.amino_acids} aa)"
+    )
+    if len(picks) > 1 and picks[1][1].length != best.length:
+        truth += f"; on {picks[1][0]} {picks[1][1].length} nt"
+    shown = ", ".join(f"{n} {u}".strip() for n, u in claims[:3])
+    return Verdict.of(ok, f"{where} states {shown}; {truth}")
+
+
 @register("biology_sequence_length_constraint")
 def sequence_length_constraint(inp: CheckInput) -> Verdict:
     params = clean_parameters(inp.parameters)
     question = inp.question or ""
+    which = _orf_mode(params, question)
+    if which:
+        return _orf_verdict(inp, which, params)
     rule, source = _length_requirement(params, question)
     if rule is None:
         return Verdict.unscored(source)
