@@ -14,8 +14,11 @@ import pytest
 from sci_tasks.metrics import scimif
 from sci_tasks.report import scimif as report
 
+SOURCE = {"general_all_uppercase": "original"}  # other general ones: added_general
+
 
 def verdict(constraint: str, group: str, score: float | None) -> dict[str, Any]:
+    general = constraint.startswith("general_")
     return {
         "name": constraint,
         "constraint": constraint,
@@ -24,7 +27,15 @@ def verdict(constraint: str, group: str, score: float | None) -> dict[str, Any]:
         "score": score,
         "reason": "hand-made",
         "judge": None,
+        "source": SOURCE.get(constraint, "added_general" if general else "core_task"),
     }
+
+
+# a name no checker knows: unscored in both conventions, left out of both
+UNKNOWN = {
+    **verdict("made_up", "", None),
+    **{"constraint": None, "group": None, "domain": None, "source": "added_general"},
+}
 
 
 def sample(
@@ -53,6 +64,9 @@ BIO = [
     # S4: one unscored; CSR 1, ISR 1, not graded
     sample("biology", 2, [verdict("general_judge", "Selection", None),
                           verdict("biology_sequence_length_constraint", "Number", 1.0)], None),
+    # S5: nothing scored (judge missing, unknown name): no CSR / ISR; not graded
+    sample("biology", 3, [verdict("biology_analysis_steps_constraint", "Procedure", None),
+                          UNKNOWN], None),
 ]  # fmt: skip
 # the same chemistry sample logged by scimif_all with other verdicts: must not be counted
 ALL = [sample("chemistry", 1, [verdict("general_json_constraint", "Format", 0.0)], 0.0)]
@@ -74,13 +88,38 @@ def rows(table: list[list[Any]]) -> dict[str, list[Any]]:
 
 def test_discipline_table(run_dir: Path) -> None:
     samples = report.read_samples(run_dir)
-    assert len(samples) == 4
+    assert len(samples) == 5
+    header, *_ = report.discipline_table(samples)
+    assert header[2:] == ["CSR", "ISR", "DRFR", "unscored rate", "CSR (unscored as fail)",
+                          "ISR (unscored as fail)", "DRFR (unscored as fail)"]  # fmt: skip
     table = rows(report.discipline_table(samples))
-    # chemistry: CSR (0.5 + 1)/2, ISR 1/2, DRFR 2/3, unscored 0/3
-    assert table["chemistry"] == pytest.approx([2, 0.75, 0.5, 2 / 3, 0.0])
-    # biology: CSR (0.75 + 1)/2, ISR 1/2, DRFR (1 + 0.5 + 1)/3, unscored 1/4
-    assert table["biology"] == pytest.approx([2, 0.875, 0.5, 2.5 / 3, 0.25])
-    assert table["Overall (mean ISR over disciplines)"][2] == pytest.approx(0.5)
+    # chemistry: CSR (0.5 + 1)/2, ISR 1/2, DRFR 2/3, unscored 0/3; nothing unscored, so the
+    # authors' convention gives the same three
+    assert table["chemistry"] == pytest.approx([2, 0.75, 0.5, 2 / 3, 0.0, 0.75, 0.5, 2 / 3])
+    # biology headline: CSR (0.75 + 1)/2 (S5 has none), ISR 1/2, DRFR (1 + 0.5 + 1)/3,
+    # unscored 3/6. Unscored as fail: S3 [1, 0.5], S4 [0, 1], S5 [0] (unknown left out):
+    # CSR (0.75 + 0.5 + 0)/3, ISR 0/3, DRFR 2.5/5
+    assert table["biology"] == pytest.approx([3, 0.875, 0.5, 2.5 / 3, 0.5, 1.25 / 3, 0.0, 0.5])
+    overall = table["Overall (mean ISR over disciplines)"]
+    assert overall[2] == pytest.approx(0.5) and overall[6] == pytest.approx(0.25)
+    # pooled over the five samples: CSR (0.5 + 1 + 0.75 + 1)/4, ISR 2/4, DRFR 4.5/6,
+    # unscored 3/9; unscored as fail: CSR (0.5 + 1 + 0.75 + 0.5 + 0)/5, ISR 1/5, DRFR 4.5/8
+    assert table["All samples pooled"] == pytest.approx(
+        [5, 0.8125, 0.5, 0.75, 1 / 3, 0.55, 0.2, 0.5625]
+    )
+
+
+def test_source_table(run_dir: Path) -> None:
+    table = {(r[0], r[1]): r[2:] for r in report.source_table(report.read_samples(run_dir))[1:]}
+    # columns: chemistry, biology, all
+    original = table[("original", "unscored excluded")]  # chem S2 uppercase 1; none in bio
+    assert original[0] == 1.0 and math.isnan(original[1]) and original[2] == 1.0
+    # core_task: chem S1 0; bio S3 0.5, S4 1, S5 unscored
+    assert table[("core_task", "unscored excluded")] == pytest.approx([0.0, 0.75, 0.5])
+    assert table[("core_task", "unscored as fail")] == pytest.approx([0.0, 0.5, 0.375])
+    # added_general: chem S1 1; bio S3 1, S4 unscored, S5 unknown name (left out of both)
+    assert table[("added_general", "unscored excluded")] == pytest.approx([1.0, 1.0, 1.0])
+    assert table[("added_general", "unscored as fail")] == pytest.approx([1.0, 0.5, 2 / 3])
 
 
 def test_group_and_domain_tables(run_dir: Path) -> None:
@@ -125,6 +164,7 @@ def test_write_report_writes_markdown_and_csv(run_dir: Path, tmp_path: Path) -> 
     written = report.write_report(run_dir, tmp_path / "out")
     names = {p.name for p in written}
     assert {"scimif_report.md", "scimif_groups.csv", "scimif_disciplines.csv"} <= names
+    assert "scimif_sources.csv" in names
     with (tmp_path / "out" / "scimif_constraints.csv").open() as fh:
         table = {r["constraint"]: r for r in csv.DictReader(fh)}
     assert table["general_judge"]["unscored"] == "1" and table["general_judge"]["scored"] == "0"

@@ -4,7 +4,10 @@ Input: the ``samples_scimif_*.jsonl`` files lm-eval (or ``sci-score``) wrote wit
 ``--log_samples``. Each sample carries its constraint verdicts (in ``drfr``) and its
 correctness grade (``correct``), so every table is recomputed from per-constraint scores:
 
-* per discipline: CSR, ISR, DRFR, unscored rate; Overall = mean ISR over the disciplines;
+* per discipline: CSR, ISR, DRFR, unscored rate, and the same three under the authors'
+  convention (``unscored as fail``: compare these with the paper); Overall = mean ISR over
+  the disciplines; a pooled row over every sample (the authors' adapter's "overall");
+* DRFR per constraint source (original / core_task / added_general), both conventions;
 * DRFR per functional group (10) and per constraint;
 * DRFR per domain: general constraints vs each discipline's scientific ones;
 * correctness x instruction following: CF / CV / IF / IV, phi, Jaccard, chi-square p.
@@ -39,7 +42,7 @@ _PRIORITY = {f"scimif_{s}": 0 for s in SHORT.values()} | {"scimif_all": 1}
 class Sample:
     discipline: str
     sample_id: int
-    verdicts: list[dict[str, Any]]  # name, constraint, group, domain, score, reason
+    verdicts: list[dict[str, Any]]  # name, constraint, group, domain, score, reason, source
     correct: float | None
 
     @property
@@ -85,30 +88,64 @@ def _drfr_of(verdicts: Iterable[dict[str, Any]]) -> tuple[float, int, int]:
     return value, len(scored), len(scores) - len(scored)
 
 
+AS_FAIL = "(unscored as fail)"  # the authors' convention, comparable with the paper
+OVERALL = "Overall (mean ISR over disciplines)"
+POOLED = "All samples pooled"
+
+
+def _both_conventions(own: Sequence[Sample]) -> list[Any]:
+    """CSR, ISR, DRFR, unscored rate, then CSR, ISR, DRFR with unscored counted as 0."""
+    _, scored, unscored = _drfr_of(v for s in own for v in s.verdicts)
+    logs = [s.verdicts for s in own]
+    return [
+        scimif.csr(s.scores for s in own),
+        scimif.isr(s.scores for s in own),
+        scimif.drfr(s.scores for s in own),
+        unscored / (scored + unscored) if scored + unscored else math.nan,
+        scimif.csr_unscored_as_fail(logs),
+        scimif.isr_unscored_as_fail(logs),
+        scimif.drfr_unscored_as_fail(logs),
+    ]
+
+
 def discipline_table(samples: Sequence[Sample]) -> list[list[Any]]:
-    rows: list[list[Any]] = [["discipline", "samples", "CSR", "ISR", "DRFR", "unscored rate"]]
-    isrs = []
+    metrics = ["CSR", "ISR", "DRFR", "unscored rate"]
+    rows: list[list[Any]] = [
+        ["discipline", "samples", *metrics, *(f"{m} {AS_FAIL}" for m in metrics[:3])]
+    ]
     for d in DISCIPLINES:
         own = [s for s in samples if s.discipline == d]
-        if not own:
-            continue
-        verdicts = [v for s in own for v in s.verdicts]
-        _, scored, unscored = _drfr_of(verdicts)
-        isr = scimif.isr(s.scores for s in own)
-        isrs.append(isr)
-        rate = unscored / (scored + unscored) if scored + unscored else math.nan
-        rows.append(
-            [
-                d,
-                len(own),
-                scimif.csr(s.scores for s in own),
-                isr,
-                scimif.drfr(s.scores for s in own),
-                rate,
-            ]
-        )
-    overall = sum(isrs) / len(isrs) if isrs else math.nan
-    rows.append(["Overall (mean ISR over disciplines)", len(samples), "", overall, "", ""])
+        if own:
+            rows.append([d, len(own), *_both_conventions(own)])
+    per_discipline = rows[1:]
+
+    def mean_isr(column: int) -> float:
+        values = [r[column] for r in per_discipline]
+        return sum(values) / len(values) if values else math.nan
+
+    overall: list[Any] = [OVERALL, len(samples)] + [""] * (len(rows[0]) - 2)
+    for column in (rows[0].index("ISR"), rows[0].index(f"ISR {AS_FAIL}")):
+        overall[column] = mean_isr(column)
+    rows.append(overall)
+    rows.append([POOLED, len(samples), *_both_conventions(samples)])
+    return rows
+
+
+def source_table(samples: Sequence[Sample]) -> list[list[Any]]:
+    """DRFR per constraint source, per discipline and pooled, in both conventions (the
+    authors' adapter reports ``<source>_accuracy``: the "unscored as fail" rows)."""
+    present = [d for d in DISCIPLINES if any(s.discipline == d for s in samples)]
+    rows: list[list[Any]] = [["source", "convention", *present, "all"]]
+    for source in scimif.SOURCES:
+        for convention, fn in (
+            ("unscored excluded", scimif.drfr_of_source),
+            ("unscored as fail", scimif.drfr_unscored_as_fail),
+        ):
+            row: list[Any] = [source, convention]
+            for d in [*present, None]:
+                logs = [s.verdicts for s in samples if d is None or s.discipline == d]
+                row.append(fn(logs, source))
+            rows.append(row)
     return rows
 
 
@@ -176,6 +213,7 @@ def correctness_table(samples: Sequence[Sample], model: str = "") -> list[list[A
 
 TABLES = {
     "disciplines": discipline_table,
+    "sources": source_table,
     "groups": group_table,
     "constraints": constraint_table,
     "domains": domain_table,
