@@ -175,6 +175,7 @@ def score_sample(
         "label": label,
         "judgement": parsed.judgement,
         "tagged": parsed.tagged,
+        "reply_form": parsed.form,  # tags / short tags / json / free text; "" if no judgement
         "parse_note": parsed.note,
         "explanation": parsed.explanation,
         "edit": parsed.edit,

@@ -2,54 +2,80 @@
 
 The verifier is asked for
 ``<think>...</think><answer>true|false</answer><explanation>...</explanation><edit>...</edit>``
-(``<edit>`` only when the answer is false). The rules, in order (documented in the sample
-README; every rule has a case in ``tests/test_scigen_verify_parse.py``):
+(``<edit>`` only when the answer is false). Verifiers trained on the authors' data answer
+with the short tags ``<a>true</a><ex>...</ex><ed>...</ed>`` or a JSON object
+``{"answer": true, "explanation": "...", "edit": "..."}``; all three forms are read. The
+rules, in order (documented in the sample README; every rule has a case in
+``tests/test_scigen_verify_parse.py``):
 
 1. Reasoning is never read: complete ``<think>...</think>`` blocks are removed; text before a
    ``</think>`` that has no opening tag is reasoning too; an unclosed ``<think>`` (a reply
    cut off while thinking) removes everything after it.
-2. Tags are matched ignoring case and spaces inside the brackets (``< ANSWER >``). A block
-   runs to its closing tag or, when that is missing (a truncated reply), to the next tag or
-   the end of the reply. Blocks may come in any order.
-3. Tagged judgement: each ``<answer>`` block is read as a bare word (true / false, yes / no,
-   correct / incorrect) or, failing that, with the free-text rules below. Blocks that read
-   as nothing (``true|false``, ``...``, empty) are placeholders and ignored. The readable
-   blocks must agree; if they disagree there is no judgement. If the reply has ``<answer>``
-   blocks but none is readable, there is no judgement: the free text is not consulted.
-4. Untagged judgement (no ``<answer>`` block at all): the reply, tag marks and Markdown
-   emphasis removed, is split into sentences; questions, hedged or conditional sentences
-   (``whether``, ``cannot``, ``unclear``, ``if ...``) and sentences offering both options
-   (``true or false``, ``yes/no``) are skipped. In each remaining sentence only verdict
-   forms count: a leading bare word (``No.``, ``Yes,``, ``Correct:``, ``Therefore, false.``),
-   a labelled answer (``Answer: false``, ``the verdict is yes``), satisfaction phrases
-   (``satisfies`` / ``does not satisfy`` / ``fails to meet the instruction``), truth
+2. Tags are matched ignoring case and spaces inside the brackets (``< ANSWER >``); the short
+   tags ``<a>``, ``<ex>``, ``<ed>`` are the same fields as ``<answer>``, ``<explanation>``,
+   ``<edit>``. A block runs to its closing tag or, when that is missing (a truncated
+   reply), to the next tag or the end of the reply. Blocks may come in any order.
+3. JSON: every JSON object of the reply (bare or in a code fence) with an ``answer`` (or
+   ``a``) key is an answer; its ``explanation`` / ``ex`` and ``edit`` / ``ed`` keys go with
+   it. The value is read like a tag's: ``true`` / ``false`` (JSON booleans or words).
+4. Structured judgement: each answer (tag block or JSON object) is read as a bare word
+   (true / false, yes / no, correct / incorrect) or, failing that, with the free-text rules
+   below. Answers that read as nothing (``true|false``, ``...``, empty, a number) are
+   placeholders and ignored. The readable answers must agree AND be given in one form
+   (paper tags, short tags or JSON): answers that disagree, or a judgement given in two
+   forms (e.g. ``<a>true</a>`` and ``{"answer": true}``), leave no judgement. If the reply
+   has answers but none is readable, there is no judgement: the free text is not consulted.
+5. Untagged judgement (no answer tag and no JSON answer at all): the reply, tag marks and
+   Markdown emphasis removed, is split into sentences; questions, hedged or conditional
+   sentences (``whether``, ``cannot``, ``unclear``, ``if ...``) and sentences offering both
+   options (``true or false``, ``yes/no``) are skipped. In each remaining sentence only
+   verdict forms count: a leading bare word (``No.``, ``Yes,``, ``Correct:``, ``Therefore,
+   false.``), a labelled answer (``Answer: false``, ``the verdict is yes``), satisfaction
+   phrases (``satisfies`` / ``does not satisfy`` / ``fails to meet the instruction``), truth
    predicates (``is true``, ``is not true``, ``not true``) and correctness predicates of the
    image as a whole (``the image is incorrect``, ``it is not correct``). A part of the image
    being "correct" is not a verdict. Negation flips a form. The first sentence whose verdict
    forms all agree gives the judgement; a sentence with both polarities is ambiguous and
    skipped. No such sentence: no judgement.
-5. Explanation: the ``<explanation>`` block after the chosen ``<answer>`` (else the nearest
-   one before it; else the first). A reply without ``<explanation>`` block and without
-   ``<answer>`` block: its whole remaining text, tag marks removed.
-6. Edit: the ``<edit>`` block chosen the same way, kept only when the judgement is false; an
-   edit given with a true judgement is ignored (and noted). Free text outside an ``<edit>``
-   block is never taken as the edit.
+6. Explanation: for a JSON answer, its object's explanation; for tags, the explanation
+   block after the chosen answer (else the nearest one before it; else the first). A reply
+   without explanation block and without any answer: its whole remaining text, tag marks
+   removed.
+7. Edit: chosen the same way, kept only when the judgement is false; an edit given with a
+   true judgement is ignored (and noted). Free text outside an edit block or key is never
+   taken as the edit.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
+
+from sci_tasks.metrics.reply import json_objects, key_of, strip_reasoning
+
+__all__ = ["Block", "VerifyParse", "blocks", "parse_verification", "read_answer_value",
+           "read_judgement", "strip_reasoning"]  # fmt: skip
 
 TAGS = ("answer", "explanation", "edit", "think")
+_FIELD_OF_SHORT = {"a": "answer", "ex": "explanation", "ed": "edit"}
+JSON_KEYS = {"answer": ("answer", "a"), "explanation": ("explanation", "ex"),
+             "edit": ("edit", "ed")}  # fmt: skip
+# how a judgement was given (``VerifyParse.form``)
+TAGS_FORM, SHORT_TAGS, JSON_FORM, FREE_TEXT = "tags", "short tags", "json", "free text"
 
 
 @dataclass(frozen=True)
 class Block:
-    name: str
+    name: str  # answer / explanation / edit (a short tag's field name)
     start: int  # position of the opening tag
     content: str
     closed: bool
+    short: bool = False  # written as <a>, <ex>, <ed>
+
+    @property
+    def form(self) -> str:
+        return SHORT_TAGS if self.short else TAGS_FORM
 
 
 @dataclass(frozen=True)
@@ -57,8 +83,9 @@ class VerifyParse:
     judgement: bool | None  # None: no unambiguous judgement
     explanation: str | None
     edit: str | None  # only with a false judgement
-    tagged: bool  # the judgement came from <answer> blocks
+    tagged: bool  # the reply has answer tags (<answer> or <a>)
     note: str  # how the reply was read, or why nothing was read
+    form: str = ""  # tags / short tags / json / free text; "" when there is no judgement
 
     @property
     def parsed(self) -> bool:
@@ -71,44 +98,33 @@ class VerifyParse:
             "edit": self.edit,
             "tagged": self.tagged,
             "note": self.note,
+            "form": self.form,
         }
 
 
 # --- tags --------------------------------------------------------------------------------------
 
-_TAG = re.compile(r"<\s*(/)?\s*(answer|explanation|edit|think)\s*>", re.IGNORECASE)
-_THINK_BLOCK = re.compile(r"<\s*think\s*>.*?<\s*/\s*think\s*>", re.IGNORECASE | re.DOTALL)
-_THINK_OPEN = re.compile(r"<\s*think\s*>", re.IGNORECASE)
-_THINK_CLOSE = re.compile(r"<\s*/\s*think\s*>", re.IGNORECASE)
-
-
-def strip_reasoning(text: str) -> tuple[str, str]:
-    """The reply without reasoning, and a note when a rule of step 1 applied."""
-    note = ""
-    text = _THINK_BLOCK.sub(" ", text)
-    close = list(_THINK_CLOSE.finditer(text))
-    if close:  # an unopened </think>: what precedes it is reasoning
-        text = text[close[-1].end() :]
-        note = "text before an unopened </think> dropped"
-    opened = _THINK_OPEN.search(text)
-    if opened:  # cut off while thinking
-        text = text[: opened.start()]
-        note = "unclosed <think>: the rest of the reply is reasoning"
-    return text, note
+_TAG = re.compile(r"<\s*(/)?\s*(answer|explanation|edit|think|a|ex|ed)\s*>", re.IGNORECASE)
 
 
 def blocks(text: str) -> list[Block]:
-    """``<answer>``, ``<explanation>`` and ``<edit>`` blocks in order of appearance."""
+    """Answer, explanation and edit blocks (either spelling) in order of appearance."""
     marks = list(_TAG.finditer(text))
     found = []
     for i, mark in enumerate(marks):
-        closing, name = bool(mark.group(1)), mark.group(2).lower()
-        if closing or name == "think":
+        closing, tag = bool(mark.group(1)), mark.group(2).lower()
+        if closing or tag == "think":
             continue
+        name = _FIELD_OF_SHORT.get(tag, tag)
         nxt = marks[i + 1] if i + 1 < len(marks) else None
         end = nxt.start() if nxt else len(text)
-        closed = nxt is not None and bool(nxt.group(1)) and nxt.group(2).lower() == name
-        found.append(Block(name, mark.start(), text[mark.end() : end].strip(), closed))
+        closed = (
+            nxt is not None
+            and bool(nxt.group(1))
+            and _FIELD_OF_SHORT.get(nxt.group(2).lower(), nxt.group(2).lower()) == name
+        )
+        content = text[mark.end() : end].strip()
+        found.append(Block(name, mark.start(), content, closed, tag in _FIELD_OF_SHORT))
     return found
 
 
@@ -224,7 +240,7 @@ def _sentence_polarities(sentence: str) -> set[bool]:
 
 
 def read_judgement(text: str) -> tuple[bool | None, str]:
-    """Rule 4: the first unambiguous verdict sentence of free text, and a note."""
+    """Rule 5: the first unambiguous verdict sentence of free text, and a note."""
     ambiguous = 0
     for sentence in _sentences(text):
         if sentence.endswith("?") or _HEDGE.search(sentence):
@@ -243,7 +259,7 @@ def read_judgement(text: str) -> tuple[bool | None, str]:
 
 
 def read_answer_value(content: str) -> bool | None:
-    """Rule 3: an ``<answer>`` block's value, or None (placeholder / unreadable / both)."""
+    """Rule 4: an answer's value, or None (placeholder / unreadable / both)."""
     word = re.sub(r"[\s\"'`*_.!,:;()\[\]]+", " ", content).strip().lower()
     if word in _WORD_VALUES:
         return _WORD_VALUES[word]
@@ -267,10 +283,50 @@ def _pick(found: list[Block], name: str, anchor: int | None) -> Block | None:
     return candidates[0]
 
 
+@dataclass(frozen=True)
+class _Answer:
+    """One answer of a reply: a tag block or a JSON object with an answer key."""
+
+    form: str
+    start: int
+    value: bool | None  # None: a placeholder / unreadable
+    block: Block | None = None
+    obj: dict[str, Any] | None = None
+
+
+def _json_text(obj: dict[str, Any], field: str) -> str | None:
+    key = key_of(obj, JSON_KEYS[field])
+    value = obj.get(key) if key is not None else None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    return (value.strip() or None) if isinstance(value, str) else None
+
+
+def json_answer_value(value: Any) -> bool | None:
+    """Rule 3: a JSON answer's value (a boolean, or text read like a tag's content)."""
+    if isinstance(value, bool):
+        return value
+    return read_answer_value(value) if isinstance(value, str) else None
+
+
+def _answers(text: str, found: list[Block]) -> list[_Answer]:
+    answers = [
+        _Answer(b.form, b.start, read_answer_value(b.content), block=b)
+        for b in found
+        if b.name == "answer"
+    ]
+    for start, obj in json_objects(text):
+        key = key_of(obj, JSON_KEYS["answer"])
+        if key is not None:
+            answers.append(_Answer(JSON_FORM, start, json_answer_value(obj[key]), obj=obj))
+    return sorted(answers, key=lambda a: a.start)
+
+
 def parse_verification(response: str | None) -> VerifyParse:
     text, think_note = strip_reasoning(response or "")
     found = blocks(text)
-    answers = [b for b in found if b.name == "answer"]
+    answers = _answers(text, found)
+    tagged = any(a.block is not None for a in answers)
     notes = [think_note] if think_note else []
 
     judgement: bool | None
@@ -280,40 +336,53 @@ def parse_verification(response: str | None) -> VerifyParse:
         block = _pick(found, "explanation", None)
         whole = re.sub(r"\s+", " ", _TAG.sub(" ", text)).strip()
         explanation = (block.content if block else whole) or None
-        return _finish(judgement, explanation, _pick(found, "edit", None), False, notes)
+        edit_block = _pick(found, "edit", None)
+        edit = (edit_block.content or None) if edit_block else None
+        form = FREE_TEXT if judgement is not None else ""
+        return _finish(judgement, explanation, edit, tagged, notes, form)
 
-    readable = [(b, read_answer_value(b.content)) for b in answers]
-    values = [(b, v) for b, v in readable if v is not None]
-    chosen: Block | None = values[0][0] if values else None
+    values = [a for a in answers if a.value is not None]
+    forms = sorted({a.form for a in values})
+    chosen = values[0] if values else answers[0]
     if not values:
         judgement = None
-        notes.append(f"{len(answers)} <answer> block(s), none reads as true or false")
-    elif len({v for _, v in values}) > 1:
+        notes.append(f"{len(answers)} answer(s), none reads as true or false")
+    elif len(forms) > 1:
         judgement = None
-        notes.append("conflicting <answer> blocks")
+        notes.append(f"judgement given in more than one form ({', '.join(forms)})")
+    elif len({a.value for a in values}) > 1:
+        judgement = None
+        notes.append(f"conflicting answers ({forms[0]})")
     else:
-        judgement = values[0][1]
+        judgement = chosen.value
         ignored = len(answers) - len(values)
         notes.append(
-            f"tagged: {judgement}"
-            + (f" ({ignored} placeholder <answer> block(s) ignored)" if ignored else "")
-            + ("" if values[0][0].closed else " (unclosed <answer>)")
+            f"{chosen.form}: {judgement}"
+            + (f" ({ignored} placeholder answer(s) ignored)" if ignored else "")
+            + (" (unclosed answer tag)" if chosen.block and not chosen.block.closed else "")
         )
-    anchor = chosen.start if chosen else None
-    block = _pick(found, "explanation", anchor)
-    explanation = (block.content or None) if block else None
-    return _finish(judgement, explanation, _pick(found, "edit", anchor), True, notes)
+    if chosen.obj is not None:
+        explanation = _json_text(chosen.obj, "explanation")
+        edit = _json_text(chosen.obj, "edit")
+    else:
+        block = _pick(found, "explanation", chosen.start)
+        explanation = (block.content or None) if block else None
+        edit_block = _pick(found, "edit", chosen.start)
+        edit = (edit_block.content or None) if edit_block else None
+    return _finish(
+        judgement, explanation, edit, tagged, notes, forms[0] if judgement is not None else ""
+    )
 
 
 def _finish(
     judgement: bool | None,
     explanation: str | None,
-    edit_block: Block | None,
+    edit: str | None,
     tagged: bool,
     notes: list[str],
+    form: str,
 ) -> VerifyParse:
-    edit = (edit_block.content or None) if edit_block else None
     if edit is not None and judgement is not False:
-        notes.append(f"<edit> ignored: the judgement is {judgement}")
+        notes.append(f"edit ignored: the judgement is {judgement}")
         edit = None
-    return VerifyParse(judgement, explanation, edit, tagged, "; ".join(notes))
+    return VerifyParse(judgement, explanation, edit, tagged, "; ".join(notes), form)

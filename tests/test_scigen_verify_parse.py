@@ -120,6 +120,79 @@ CASES: list[tuple[str | None, bool | None, str | None, str | None, bool]] = [
 ]  # fmt: skip
 
 
+# The short tags and the JSON object of verifiers trained on the authors' data (the
+# lmms-eval port's output forms), and replies mixing forms.
+# (reply, judgement, explanation, edit, form)
+FORM_CASES: list[tuple[str, bool | None, str | None, str | None, str]] = [
+    # short tags, the full answer of a negative
+    ("<think>N is drawn downward.</think><a>false</a><ex>N points down.</ex>"
+     "<ed>Point N up.</ed>", False, "N points down.", "Point N up.", "short tags"),
+    # short tags: the edit of a positive is dropped (never scored)
+    ("<a>true</a><ex>Both forces right.</ex><ed>Make the arrows thicker.</ed>",
+     True, "Both forces right.", None, "short tags"),
+    # short tags: case, spaces in the brackets, a Markdown value
+    ("< A > **True** </A>< EX >All three double bonds.</ EX >", True,
+     "All three double bonds.", None, "short tags"),
+    # short tags truncated inside the explanation
+    ("<a>false</a><ex>The ring has only", False, "The ring has only", None, "short tags"),
+    # short-tag placeholder: no judgement, and the free text is not consulted
+    ("<a>true|false</a> The image does not satisfy the instruction.", None, None, None, ""),
+    # paper answer tag with short explanation / edit tags: one judgement, one form
+    ("<answer>false</answer><ex>Two double bonds.</ex><ed>Add the third.</ed>", False,
+     "Two double bonds.", "Add the third.", "tags"),
+    # a JSON object, bare
+    ('{"answer": false, "explanation": "N points down.", "edit": "Point N up."}', False,
+     "N points down.", "Point N up.", "json"),
+    # a JSON object in a code fence after some prose; a null edit
+    ('Checking the arrows.\n```json\n{"answer": true, "explanation": "Both forces right.", '
+     '"edit": null}\n```', True, "Both forces right.", None, "json"),
+    # JSON answer as a word, keys in another case, the port's short "ed" key
+    ('{"Answer": "False", "explanation": "Cairo is misplaced.", "ed": "Move Cairo north."}',
+     False, "Cairo is misplaced.", "Move Cairo north.", "json"),
+    # JSON: the edit of a positive is dropped
+    ('{"answer": true, "explanation": "Fine.", "edit": "Thicker arrows."}', True, "Fine.",
+     None, "json"),
+    # JSON placeholder answer: no judgement, the free text is not consulted
+    ('{"answer": "true or false", "explanation": "..."} The image satisfies the instruction.',
+     None, "...", None, ""),
+    # JSON answer that is a number: unreadable
+    ('{"answer": 1, "explanation": "ok"}', None, "ok", None, ""),
+    # JSON only inside reasoning, closed or cut off: no answer
+    ('<think>{"answer": true, "explanation": "ok"}</think>', None, None, None, ""),
+    ('<think>Draft: {"answer": true, "explanation": "ok"}', None, None, None, ""),
+    # the prompt's placeholder echoed, then a JSON answer: the JSON is the only judgement
+    ('<answer>true or false</answer>\n{"answer": false, "explanation": "x", "edit": "y"}',
+     False, "x", "y", "json"),
+    # two JSON objects that agree (a restatement)
+    ('{"answer": false, "explanation": "x", "edit": "y"} {"answer": "no"}', False, "x", "y",
+     "json"),
+    # mixed forms, even when they agree: no judgement
+    ('<a>true</a><ex>ok</ex> {"answer": true, "explanation": "ok"}', None, "ok", None, ""),
+    ("<answer>false</answer><a>false</a><ex>Two bonds.</ex>", None, "Two bonds.", None, ""),
+    # contradictory answers within one form or across forms: no judgement
+    ("<a>true</a><a>false</a>", None, None, None, ""),
+    ('{"answer": true} {"answer": false}', None, None, None, ""),
+    ('<answer>true</answer>{"answer": false, "edit": "Fix it."}', None, None, None, ""),
+    # an HTML link is not a short tag: free text decides
+    ('<a href="https://x.org">source</a> The image satisfies the instruction.', True,
+     '<a href="https://x.org">source The image satisfies the instruction.', None,
+     "free text"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("reply", "judgement", "explanation", "edit", "form"), FORM_CASES)
+def test_short_tags_json_and_mixed_forms(
+    reply: str, judgement: bool | None, explanation: str | None, edit: str | None, form: str
+) -> None:
+    parsed = parse_verification(reply)
+    assert (parsed.judgement, parsed.explanation, parsed.edit, parsed.form) == (
+        judgement,
+        explanation,
+        edit,
+        form,
+    ), parsed.note
+
+
 @pytest.mark.parametrize(("reply", "judgement", "explanation", "edit", "tagged"), CASES)
 def test_reply_parses_as_expected(
     reply: str | None,
@@ -140,10 +213,14 @@ def test_reply_parses_as_expected(
 
 def test_notes_say_why() -> None:
     assert parse_verification("<answer>true</answer><answer>no</answer>").note == (
-        "conflicting <answer> blocks"
+        "conflicting answers (tags)"
+    )
+    assert parse_verification('<a>true</a>{"answer": true}').note == (
+        "judgement given in more than one form (json, short tags)"
     )
     assert "none reads as true or false" in parse_verification("<answer>maybe</answer>").note
-    assert "<edit> ignored" in parse_verification("<answer>yes</answer><edit>x</edit>").note
+    assert "edit ignored" in parse_verification("<answer>yes</answer><edit>x</edit>").note
+    assert "edit ignored" in parse_verification('{"answer": true, "edit": "x"}').note
     assert "unclosed <think>" in parse_verification("<think>so").note
     assert "1 placeholder" in parse_verification("<answer>true or false</answer><answer>no").note
 
