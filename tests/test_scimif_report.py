@@ -129,9 +129,16 @@ def test_group_and_domain_tables(run_dir: Path) -> None:
     assert groups["Number"] == pytest.approx([0.0, 1.0, 0.5])
     assert groups["Procedure"][1:] == pytest.approx([0.5, 0.5])
     assert math.isnan(groups["Procedure"][0]) and math.isnan(groups["Selection"][2])
+    # unscored as fail: Procedure in biology S3 0.5 + S5 0 -> 0.25; Selection S4 0 -> 0
+    failed = rows(report.group_table(samples, unscored_as_fail=True))
+    assert failed["Procedure"][1:] == pytest.approx([0.25, 0.25])
+    assert failed["Selection"][1:] == pytest.approx([0.0, 0.0])
+    assert failed["Number"] == groups["Number"]
+    # general / scientific, then both unscored as fail. biology general: S3 1, S4 unscored;
+    # scientific: S3 0.5, S4 1, S5 unscored (the unknown name has no domain)
     domains = rows(report.domain_table(samples))
-    assert domains["chemistry"] == pytest.approx([1.0, 0.0])
-    assert domains["biology"] == pytest.approx([1.0, 0.75])
+    assert domains["chemistry"] == pytest.approx([1.0, 0.0, 1.0, 0.0])
+    assert domains["biology"] == pytest.approx([1.0, 0.75, 0.5, 0.5])
 
 
 def test_correctness_crossing(run_dir: Path) -> None:
@@ -164,7 +171,7 @@ def test_write_report_writes_markdown_and_csv(run_dir: Path, tmp_path: Path) -> 
     written = report.write_report(run_dir, tmp_path / "out")
     names = {p.name for p in written}
     assert {"scimif_report.md", "scimif_groups.csv", "scimif_disciplines.csv"} <= names
-    assert "scimif_sources.csv" in names
+    assert {"scimif_sources.csv", "scimif_groups_unscored_as_fail.csv"} <= names
     with (tmp_path / "out" / "scimif_constraints.csv").open() as fh:
         table = {r["constraint"]: r for r in csv.DictReader(fh)}
     assert table["general_judge"]["unscored"] == "1" and table["general_judge"]["scored"] == "0"

@@ -8,8 +8,8 @@ correctness grade (``correct``), so every table is recomputed from per-constrain
   convention (``unscored as fail``: compare these with the paper); Overall = mean ISR over
   the disciplines; a pooled row over every sample (the authors' adapter's "overall");
 * DRFR per constraint source (original / core_task / added_general), both conventions;
-* DRFR per functional group (10) and per constraint;
-* DRFR per domain: general constraints vs each discipline's scientific ones;
+* DRFR per functional group (10), in both conventions, and per constraint;
+* DRFR per domain: general constraints vs each discipline's scientific ones, both ways;
 * correctness x instruction following: CF / CV / IF / IV, phi, Jaccard, chi-square p.
 
 A sample logged by several tasks (a discipline task, ``scimif_all``, a task-type task) is
@@ -149,8 +149,14 @@ def source_table(samples: Sequence[Sample]) -> list[list[Any]]:
     return rows
 
 
-def group_table(samples: Sequence[Sample]) -> list[list[Any]]:
+def _drfr_as_fail(verdicts: Iterable[dict[str, Any]]) -> float:
+    """DRFR over a set of verdicts under the authors' convention (unscored counts 0)."""
+    return scimif.drfr([scimif.scores_unscored_as_fail(list(verdicts))])
+
+
+def group_table(samples: Sequence[Sample], unscored_as_fail: bool = False) -> list[list[Any]]:
     """DRFR per functional group, per discipline and pooled (paper Table 4)."""
+    drfr_of = _drfr_as_fail if unscored_as_fail else (lambda vs: _drfr_of(vs)[0])
     present = [d for d in DISCIPLINES if any(s.discipline == d for s in samples)]
     rows: list[list[Any]] = [["group", *present, "all"]]
     for group in Group:
@@ -160,9 +166,13 @@ def group_table(samples: Sequence[Sample]) -> list[list[Any]]:
                 v for s in samples if d is None or s.discipline == d for v in s.verdicts
                 if v["group"] == group.value
             ]  # fmt: skip
-            row.append(_drfr_of(verdicts)[0])
+            row.append(drfr_of(verdicts))
         rows.append(row)
     return rows
+
+
+def group_table_unscored_as_fail(samples: Sequence[Sample]) -> list[list[Any]]:
+    return group_table(samples, unscored_as_fail=True)
 
 
 def constraint_table(samples: Sequence[Sample]) -> list[list[Any]]:
@@ -182,13 +192,22 @@ def constraint_table(samples: Sequence[Sample]) -> list[list[Any]]:
 
 def domain_table(samples: Sequence[Sample]) -> list[list[Any]]:
     """DRFR of general vs scientific constraints per discipline (paper Table 13)."""
-    rows: list[list[Any]] = [["discipline", "general DRFR", "scientific DRFR"]]
+    header = ["general DRFR", "scientific DRFR"]
+    rows: list[list[Any]] = [["discipline", *header, *(f"{h} {AS_FAIL}" for h in header)]]
     for d in DISCIPLINES:
         own = [v for s in samples if s.discipline == d for v in s.verdicts]
         if own:
-            general = _drfr_of(v for v in own if v["domain"] == "general")[0]
-            science = _drfr_of(v for v in own if v["domain"] not in (None, "general"))[0]
-            rows.append([d, general, science])
+            general = [v for v in own if v["domain"] == "general"]
+            science = [v for v in own if v["domain"] not in (None, "general")]
+            rows.append(
+                [
+                    d,
+                    _drfr_of(general)[0],
+                    _drfr_of(science)[0],
+                    _drfr_as_fail(general),
+                    _drfr_as_fail(science),
+                ]
+            )
     return rows
 
 
@@ -215,6 +234,7 @@ TABLES = {
     "disciplines": discipline_table,
     "sources": source_table,
     "groups": group_table,
+    "groups_unscored_as_fail": group_table_unscored_as_fail,
     "constraints": constraint_table,
     "domains": domain_table,
 }
