@@ -14,8 +14,10 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from functools import lru_cache
 from typing import Any
 
+from sci_tasks.metrics.constraints.text import strip_copied
 from sci_tasks.metrics.judge import JudgeClient, JudgeRequest
 from sci_tasks.metrics.verdict import Verdict
 
@@ -219,21 +221,34 @@ def evaluate(name: str, inp: CheckInput, judge: JudgeClient | None = None) -> Co
     provenance: list[str] = []
     if judge is not None and inp.judge is None:
         inp = replace(inp, judge=judge)
+    own, copied = _own_text(inp.response, inp.question)
+    if copied:
+        inp = replace(inp, response=own)
     try:
         verdict = _run(constraint, inp, judge, provenance)
     except Exception as exc:
         verdict = Verdict.unscored(f"checker {constraint.name} raised {type(exc).__name__}: {exc}")
     if not isinstance(verdict, Verdict):
         verdict = Verdict.unscored(f"checker {constraint.name} returned {type(verdict).__name__}")
+    reason = verdict.reason
+    if copied:
+        reason += f" [{copied} characters copied from the question were ignored]"
     return ConstraintResult(
         str(name),
         constraint.name,
         constraint.group.value,
         constraint.domain,
         verdict.score,
-        verdict.reason,
+        reason,
         provenance[0] if provenance else None,
     )
+
+
+@lru_cache(maxsize=8)
+def _own_text(response: str, question: str) -> tuple[str, int]:
+    """The response minus what it copies from the question (``text.strip_copied``), once
+    per sample: every constraint of a sample sees the same response and question."""
+    return strip_copied(response, question or "")
 
 
 def _run(

@@ -270,6 +270,7 @@ def _after_marker(text: str, marker: re.Match[str], to_end: bool) -> Span:
         body = text[start:]
         lead = len(body) - len(body.lstrip(_LEAD_STRIP))
         return Span(body.strip(_LEAD_STRIP), start + lead, len(text), "after answer marker")
+    same_line = True
     while start <= len(text):
         nl = text.find("\n", start)
         end = len(text) if nl < 0 else nl
@@ -277,9 +278,53 @@ def _after_marker(text: str, marker: re.Match[str], to_end: bool) -> Span:
         body = line.lstrip(_LEAD_STRIP).rstrip(_TRAIL_STRIP)
         if body or nl < 0:
             lead = len(line) - len(line.lstrip(_LEAD_STRIP))
-            return Span(body, start + lead, start + lead + len(body), "after answer marker")
+            if same_line or not body:
+                return Span(body, start + lead, start + lead + len(body), "after answer marker")
+            # The marker ends its line: the answer is the block below it, a fenced block's
+            # body or the paragraph (several lines: a list, a table, a multi-line answer).
+            fence = _fence_at(text, start)
+            if fence is not None:
+                return fence
+            stop = _paragraph_end(text, end)
+            block = text[start + lead : stop].rstrip(_TRAIL_STRIP + "\r\n")
+            return Span(block, start + lead, start + lead + len(block), "after answer marker")
+        same_line = False
         start = nl + 1
     return Span("", len(text), len(text), "after answer marker")
+
+
+def _paragraph_end(text: str, pos: int) -> int:
+    """End of the paragraph whose line ends at ``pos``: the next blank line or the end."""
+    while pos < len(text):
+        nl = text.find("\n", pos + 1)
+        line_end = len(text) if nl < 0 else nl
+        if not text[pos + 1 : line_end].strip():
+            return pos
+        pos = line_end
+    return len(text)
+
+
+def _fence_at(text: str, line_start: int) -> Span | None:
+    """The body of the fenced code block whose opening line starts at ``line_start``."""
+    opener = text[line_start:].lstrip(" \t")[:3]
+    if opener not in _FENCES:
+        return None
+    first_nl = text.find("\n", line_start)
+    if first_nl < 0:
+        return None
+    body_start = first_nl + 1
+    pos = body_start
+    while pos <= len(text):
+        nl = text.find("\n", pos)
+        line_end = len(text) if nl < 0 else nl
+        if text[pos:line_end].strip().startswith(opener):
+            body = text[body_start:pos].rstrip("\r\n")
+            return Span(body, body_start, body_start + len(body), f"{opener} block")
+        if nl < 0:
+            break
+        pos = nl + 1
+    body = text[body_start:].rstrip("\r\n")  # unclosed: the rest of the text
+    return Span(body, body_start, body_start + len(body), f"{opener} block")
 
 
 def final_answer(text: str, to_end: bool = False) -> Span | None:
@@ -298,8 +343,19 @@ def final_answer(text: str, to_end: bool = False) -> Span | None:
 
 
 def final_answer_or_last_line(text: str) -> Span | None:
-    """``final_answer`` or, without a box or marker, the last non-empty line."""
-    return final_answer(text) or last_line(text)
+    """``final_answer`` or, without a box or marker, the last non-empty line (the body of
+    the last fenced block when the response ends with one)."""
+    found = final_answer(text)
+    if found is not None:
+        return found
+    line = last_line(text)
+    if line is not None and line.text.startswith(_FENCES):
+        blocks = code_blocks(text)
+        if blocks and blocks[-1].closed and blocks[-1].body.strip():
+            body = blocks[-1].body
+            start = text.rfind(body)
+            return Span(body, start, start + len(body), "last ``` block")
+    return line
 
 
 def answer_region(text: str) -> Span | None:
@@ -407,7 +463,7 @@ def structured_answers(
 
 _SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 _POWER = (
-    r"(?:[ \t]*\^[ \t]*(?:\{[ \t]*)?(?:[-+−][ \t]*)?[0-9]+(?:[ \t]*\})?"
+    r"(?:[ \t]*\^[ \t]*(?:\{[ \t]*(?:[-+−][ \t]*)?[0-9]+[ \t]*\}|(?:[-+−][ \t]*)?[0-9]+)"
     r"|\*\*[ \t]*(?:\([ \t]*)?[-+−]?[0-9]+(?:[ \t]*\))?"
     rf"|[⁺⁻]?[{_SUPERSCRIPT_DIGITS}]+)"
 )
@@ -447,9 +503,23 @@ class Number(NamedTuple):
         return self.scientific and (value == 0 or 1 <= value < 10)
 
 
+# LaTeX spacing and grouping around a times sign, each replaced by as many spaces (or the
+# same command without braces) so that positions in the text stay valid.
+_LATEX_SPACING_RE = re.compile(r"\\[,;:! ]|~|\{(?=\\(?:times|cdot)\})|(?<=\\times)\}|(?<=\\cdot)\}")
+
+
+def _blank_latex_spacing(text: str) -> str:
+    if "\\" not in text and "~" not in text:
+        return text
+    return _LATEX_SPACING_RE.sub(lambda m: " " * len(m.group()), text)
+
+
 def find_numbers(text: str) -> list[Number]:
-    """Numbers written with digits, minus the ones the module docstring lists as ignored."""
-    text = text.replace("$", " ")  # same length: positions stay valid
+    """Numbers written with digits, minus the ones the module docstring lists as ignored.
+    LaTeX spacing (``\\,`` ``\\;`` ``\\ `` ``~``) and ``{\\times}`` read as plain spaces and
+    ``\\times``, so ``4.5\\,\\times\\,10^{4}`` is one number in scientific notation."""
+    shown = text.replace("$", " ")  # same length: positions stay valid
+    text = _blank_latex_spacing(shown)
     out: list[Number] = []
     for m in _NUMBER_RE.finditer(text):
         mant, exp = m.group(2, 3)
@@ -467,7 +537,7 @@ def find_numbers(text: str) -> list[Number]:
         if point < 0 and not scientific and _is_label(text, start, end):
             continue
         decimals = 0 if point < 0 else len(mant) - point - 1
-        out.append(Number(text[start:end], mant, decimals, scientific, start, end))
+        out.append(Number(shown[start:end], mant, decimals, scientific, start, end))
     return out
 
 
@@ -554,3 +624,47 @@ def parse_decimal_places(text: str) -> set[int]:
         if n is not None:
             found.add(n)
     return found
+
+
+# --------------------------------------------------------------------------- copying
+
+COPY_MIN_WORDS = 6
+
+
+def strip_copied(response: str, question: str, min_words: int = COPY_MIN_WORDS) -> tuple[str, int]:
+    """``response`` without the text it copies from ``question``, and how many characters
+    were removed.
+
+    Copied text is any run of ``min_words`` or more consecutive words (whitespace-separated
+    tokens, compared exactly) that also stands, word for word, in the question: a restated
+    question, an echoed prompt, a copied instruction. Each run is replaced by a newline, so
+    the words around it do not join. Copying the question is not compliance: the names,
+    units and wrappers a constraint asks for stand in the question itself. Short overlaps
+    (a method's name, a unit, an option, an entity) are kept. Linear: one pass over the
+    response with a set of the question's ``min_words``-word windows.
+    """
+    q = question.split() if question else []
+    if len(q) < min_words or not response:
+        return response, 0
+    windows = {tuple(q[i : i + min_words]) for i in range(len(q) - min_words + 1)}
+    spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", response)]
+    words = [response[a:b] for a, b in spans]
+    runs: list[list[int]] = []  # [first word, last word] of each copied run
+    for i in range(len(words) - min_words + 1):
+        if tuple(words[i : i + min_words]) in windows:
+            last = i + min_words - 1
+            if runs and i <= runs[-1][1] + 1:
+                runs[-1][1] = last
+            else:
+                runs.append([i, last])
+    if not runs:
+        return response, 0
+    parts, pos, removed = [], 0, 0
+    for first, last in runs:
+        a, b = spans[first][0], spans[last][1]
+        parts.append(response[pos:a])
+        parts.append("\n")
+        removed += b - a
+        pos = b
+    parts.append(response[pos:])
+    return "".join(parts), removed
