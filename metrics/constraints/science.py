@@ -13,8 +13,10 @@ Decision rules, one per constraint:
   question, else the phrase after "use / using / apply / according to / based on / via / by
   (the)" that holds a method word (law, equation, method, ...) or a formula. An item is
   met by the RULE when the response:
-  - names a known method of the item (``METHODS``: each method's names and formulas, e.g.
-    Bragg's law <-> "nλ = 2d sinθ", ideal gas law <-> "PV = nRT") by a name or a formula;
+  - names a known method of the item (``METHODS``, read from the data file
+    ``methods.json`` beside this module: each method's names and signature formulas, e.g.
+    Bragg's law <-> "nλ = 2d sinθ", ideal gas law <-> "PV = nRT") by a name or a formula:
+    a method applied by its formula counts as the method used;
   - or writes the item's formula (it holds "=" or an operator): compared after rewriting
     LaTeX (``\\lambda`` -> λ, ``\\sin`` -> sin, ``\\frac{a}{b}`` -> a/b, ``°`` -> 0) with spaces,
     brackets, ``_``, ``^``, ``·``, ``×``, ``*`` ignored between characters, case-insensitive,
@@ -43,7 +45,15 @@ Decision rules, one per constraint:
   required number of non-empty components and each component fits its slot: number slots
   (house / building / street number, postal / zip code) hold a digit, other slots hold a
   letter, and a known country name sits only in a country slot.
-* ``geography_scene_option_constraint``: the labels as ``general_choose_from`` reads its
+* ``geography_scene_option_constraint``: an attribute template first (parameters, else
+  question): at least two attributes, each with its own quoted alternatives, written
+  ``"attr": "a" | "b",`` or ``- attr: ["a", "b"]`` or ``['a', 'b'] for attr`` (a quoted
+  alternative may hold a slash: "dusk/dawn" is one label). The answer (final answer if it
+  holds the attributes, else the response) gives each attribute by its last ``attr: value``
+  (JSON or not); pass iff every attribute is there and takes one of ITS OWN labels (case,
+  "_", "-" and spaces alike: "driving surface" = "driving_surface"; "front/back" is not a
+  label of front | back | side) and, when the answer is a JSON object, it has no attribute
+  the template lacks. Without a template: the labels as ``general_choose_from`` reads its
   options (its private helpers are imported, not copied). Scope: the final answer (box /
   marker) if any; else the first sentence when the question asks for the label at the
   beginning / first, else the last non-empty line. Pass iff exactly one distinct label is
@@ -53,24 +63,43 @@ Decision rules, one per constraint:
   / predicate / object, A / B, with the literal delimiters between them: "(e1, r, e2)",
   "e1 -> r -> e2", "[A] --relation--> [B]"). Without a template but with "triple(s)" in the
   question, the templates "(e1, r, e2)", "e1 -> r -> e2", "e1 | r | e2" are tried and the
-  best fitting one is used; neither -> unscored. Candidates: bracketed groups of the
+  best fitting one is used. A template that names its own fields in brackets,
+  "(chemical substance, corresponding disease)" (two to five fields of one to four words; in
+  the question after a cue such as format / form / tuple / as), is read when no
+  placeholder template is: every bracketed group on lines that start with the bracket (else
+  every group holding a comma) must split on commas (quotes respected) into exactly that
+  many non-empty fields; neither -> unscored. Candidates: bracketed groups of the
   template's bracket (Python tuples inside a list included) or the lines that hold the
   template's first separator; each must split into exactly three non-empty fields with
   the template's delimiters (quotes stripped). When the question says one per line / no
   other text, every non-empty line is a candidate. Pass iff there is no malformed
   candidate and at least one well-formed triple (or the required number: "at least 3",
   "exactly four"). At most ``MAX_TRIPLES`` candidates are examined.
-* ``biology_sequence_length_constraint``: required length from the parameters, else the
-  question: "[exactly | at least | at most | more than | fewer than] N <unit>" or "length
-  of N", N in digits or words, units nucleotides / nt / bases / bp / residues / amino
-  acids / aa / codons (x3) / -mer; "N or more / or fewer"; "between N and M". The answer
-  holder is the final answer (box / marker), else the last ``[[...]]``, else the last code
-  block, else the response. In it the sequence is, in order: a 5'-...-3' sequence (the
-  last one; 3'-...-5' strands are ignored), a FASTA record, a list of one-letter codes
-  ``['M', 'A', 'W']``, three-letter codes (``Met-Ala-Trp``) for proteins, else the longest
-  run of the alphabet's letters (DNA/RNA ACGTUN; protein the 20 amino acids and X; groups
-  of equal length joined by single spaces or hyphens, as codons, count as one run). Pass
-  iff its length (letters; codons = letters / 3) meets the requirement.
+* ``biology_sequence_length_constraint``, longest / shortest ORF: when the parameters say
+  "longest" / "shortest" (about an ORF in them or the question), or, without parameters, the
+  question asks for the longest / shortest ORF. ORFs follow ``orf.py`` (ATG to the first
+  in-frame TAA / TAG / TGA, stop included, nested starts not separate, both strands unless the
+  question names one strand, in which case either reading is accepted when it names none;
+  a minimum the question states filters them). The sequence: the longest DNA run (>= 30 nt)
+  in the question, or the forward / reverse primer of the response when the question asks
+  about the ORF in that primer. The stated lengths: numbers with a unit (nt, bp, codons, aa,
+  residues) in the final answer, else the last sentence about the ORF stating one, else the
+  last line with a number (bare numbers there read in the units the question names). Pass
+  iff every stated length is one the extreme ORF has in its unit (nt with or without the
+  stop codon, codons with or without it, amino acids without it). Without a sequence to
+  compute, only whether a length is stated is judged (reason says it is not verified).
+* ``biology_sequence_length_constraint``, explicit lengths: required length from the
+  parameters, else the question: "[exactly | at least | at most | more than | fewer than]
+  N <unit>" or "length of N", N in digits or words, units nucleotides / nt / bases / bp /
+  residues / amino acids / aa / codons (x3) / -mer; "N or more / or fewer"; "between N and
+  M". The answer holder is the final answer (box / marker), else the last ``[[...]]``,
+  else the last code block, else the response. In it the sequence is, in order: a
+  5'-...-3' sequence (the last one; 3'-...-5' strands are ignored), a FASTA record, a list
+  of one-letter codes ``['M', 'A', 'W']``, three-letter codes (``Met-Ala-Trp``) for
+  proteins, else the longest run of the alphabet's letters (DNA/RNA ACGTUN; protein the 20
+  amino acids and X; groups of equal length joined by single spaces or hyphens, as codons,
+  count as one run). Pass iff its length (letters; codons = letters / 3) meets the
+  requirement.
 * ``material_characterization_technique_format_constraint``: ``TECHNIQUES`` lists each
   technique's abbreviations and full names (phrases; any separators between their words;
   microscope = microscopy, spectrometer = spectrometry, ...). Abbreviations are whole tokens
@@ -89,6 +118,8 @@ Decision rules, one per constraint:
   label of the set (parameters "label: a / b / c", or the question's "(a, b or c)", "as a,
   b or c", "whether ... is a, b or c") is named in the final answer (box / marker, else the
   last line with content); without a set, iff the answer is 1-6 words with no number.
+  "X is a discrete property." / "X is a continuous property." is the whole requirement
+  in many released parameters; with no label set a discrete answer is one short label.
   Continuous: pass iff the final answer (box / marker, else the last code block or
   paragraph) holds a number, carrying the required unit when one is stated (a unit named
   next to the number in a tag / quotes / "unit:" also counts).
@@ -103,6 +134,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
+from pathlib import Path
 
 from sci_tasks.metrics.constraints.extraction import extract_span
 from sci_tasks.metrics.constraints.general import _named_options, _Option, _options, _split_items
@@ -149,205 +181,24 @@ class Method:
     formulas: tuple[str, ...] = ()
 
 
-# fmt: off
-METHODS: tuple[Method, ...] = (
-    # ---- chemistry
-    Method("ideal gas law", r"ideal gas (?:law|equation)|perfect gas (?:law|equation)|general gas (?:law|equation)|equation of state (?:of|for) an ideal gas",  # noqa: E501
-           ("PV = nRT", "P = nRT/V", "V = nRT/P", "n = PV/(RT)", "T = PV/(nR)", "PV/T = nR")),
-    Method("combined gas law", r"combined gas law", ("P1V1/T1 = P2V2/T2",)),
-    Method("Boyle's law", r"boyle (?:s )?law|boyle mariotte", ("P1V1 = P2V2",)),
-    Method("Charles's law", r"charles (?:s )?law", ("V1/T1 = V2/T2",)),
-    Method("Gay-Lussac's law", r"gay lussac", ("P1/T1 = P2/T2",)),
-    Method("Avogadro's law", r"avogadro (?:s )?(?:law|hypothesis|principle)", ("V1/n1 = V2/n2",)),
-    Method("Dalton's law", r"dalton (?:s )?law|law of partial pressures", ("P_total = P1 + P2",)),
-    Method("Henderson-Hasselbalch equation", r"henderson hasselbalch",
-           ("pH = pKa + log([A-]/[HA])", "pH = pKa + log([base]/[acid])",
-            "pH = pKa + log([conjugate base]/[acid])", "pH = pKa + log([salt]/[acid])",
-            "pOH = pKb + log([BH+]/[B])")),
-    Method("Nernst equation", r"nernst (?:equation|potential|relation)",
-           ("E = E° - (RT/nF) ln Q", "E = E° - RT/(nF) ln Q", "E = E° - (0.0592/n) log Q",
-            "E = E° - (0.059/n) log Q", "E = E° - (0.05916/n) log Q")),
-    Method("Arrhenius equation", r"arrhenius",
-           ("k = A e^(-Ea/RT)", "k = A exp(-Ea/RT)", "ln k = ln A - Ea/RT",
-            "ln(k2/k1) = Ea/R (1/T1 - 1/T2)", "ln(k2/k1) = -Ea/R (1/T2 - 1/T1)",
-            "D = D0 exp(-Q/RT)", "D = D0 e^(-Q/RT)")),
-    Method("Beer-Lambert law", r"beer (?:lambert )?(?:bouguer )?law|lambert beer|beer lambert",
-           ("A = εlc", "A = εbc", "A = εcl", "A = abc", "A = log(I0/I)")),
-    Method("Hess's law", r"hess (?:s )?law|hess law|hess cycle"),
-    Method("Gibbs free energy relation", r"gibbs (?:free energy )?(?:equation|relation)|gibbs helmholtz",  # noqa: E501
-           ("ΔG = ΔH - TΔS", "ΔG° = -RT ln K", "ΔG = -nFE", "ΔG° = -nFE°")),
-    Method("van 't Hoff equation", r"van t? ?hoff",
-           ("ln(K2/K1) = -ΔH/R (1/T2 - 1/T1)", "π = iMRT", "Π = iMRT")),
-    Method("Clausius-Clapeyron equation", r"clausius clapeyron",
-           ("ln(P2/P1) = -ΔHvap/R (1/T2 - 1/T1)", "ln(P2/P1) = ΔHvap/R (1/T1 - 1/T2)")),
-    Method("Raoult's law", r"raoult", ("P = xP°", "P_A = x_A P_A°", "P = χP°")),
-    Method("Henry's law", r"henry (?:s )?law", ("C = kP", "c = k_H P", "P = k_H c")),
-    Method("dilution equation", r"dilution (?:equation|formula|law)", ("C1V1 = C2V2", "M1V1 = M2V2")),  # noqa: E501
-    Method("integrated rate law", r"integrated rate (?:law|equation)|first order (?:rate law|kinetics)|half life (?:equation|formula)",  # noqa: E501
-           ("t1/2 = ln2/k", "t1/2 = 0.693/k", "ln[A] = ln[A]0 - kt", "[A] = [A]0 e^(-kt)", "ln([A]0/[A]) = kt")),  # noqa: E501
-    Method("Le Chatelier's principle", r"le ch[aâ]telier"),
-    Method("Fischer esterification", r"fischer (?:speier )?esterification"),
-    Method("Born-Haber cycle", r"born haber"),
-    Method("VSEPR theory", r"vsepr|valence shell electron pair repulsion"),
-    Method("Hückel's rule", r"h[uü]ckel", ("4n + 2",)),
-    Method("Markovnikov's rule", r"markovnikov|markownikoff"),
-    Method("Zaitsev's rule", r"zaitsev|saytzeff"),
-    Method("Hund's rule", r"hund (?:s )?rule"),
-    Method("Aufbau principle", r"aufbau"),
-    Method("Rydberg formula", r"rydberg (?:formula|equation)",
-           ("1/λ = R(1/n1^2 - 1/n2^2)", "1/λ = R_H(1/n1^2 - 1/n2^2)", "E_n = -13.6/n^2")),
-    Method("ICE table", r"ice (?:table|chart)"),
-    # ---- physics
-    Method("Newton's second law", r"newton (?:s )?(?:second|2nd) law|second law of motion",
-           ("F = ma", "ΣF = ma", "F_net = ma", "a = F/m", "F = dp/dt")),
-    Method("Newton's first law", r"newton (?:s )?(?:first|1st) law|law of inertia"),
-    Method("Newton's third law", r"newton (?:s )?(?:third|3rd) law", ("F_AB = -F_BA",)),
-    Method("Newton's law of universal gravitation", r"universal gravitation|newton (?:s )?law of gravit\w*|law of gravity",  # noqa: E501
-           ("F = GMm/r^2", "F = G m1 m2/r^2", "g = GM/r^2")),
-    Method("conservation of momentum", r"conservation of (?:linear |angular )?momentum|momentum (?:is |was |must be )?conserv\w*|conserv\w* (?:of )?(?:the )?(?:total )?(?:linear )?momentum",  # noqa: E501
-           ("m1v1 + m2v2 = m1v1' + m2v2'", "m1u1 + m2u2 = m1v1 + m2v2", "m1v1 + m2v2 = (m1 + m2)v",
-            "p_i = p_f", "p_initial = p_final", "p_before = p_after", "Σp_i = Σp_f")),
-    Method("conservation of energy", r"conservation of (?:mechanical |total )?energy|(?:mechanical )?energy (?:is |was |must be )?conserv\w*|conserv\w* (?:of )?(?:the )?(?:total )?(?:mechanical )?energy",  # noqa: E501
-           ("KE_i + PE_i = KE_f + PE_f", "mgh = 1/2 mv^2", "1/2 mv^2 = mgh", "E_i = E_f", "K1 + U1 = K2 + U2")),  # noqa: E501
-    Method("work-energy theorem", r"work energy (?:theorem|principle)", ("W = ΔKE", "W = ΔK", "W_net = ΔK")),  # noqa: E501
-    Method("Ohm's law", r"ohm (?:s )?law", ("V = IR", "I = V/R", "R = V/I", "U = IR")),
-    Method("Kirchhoff's laws", r"kirchhoff|\bkcl\b|\bkvl\b|junction rule|loop rule",
-           ("ΣI = 0", "ΣV = 0", "ΣI_in = ΣI_out")),
-    Method("Snell's law", r"snell|law of refraction", ("n1 sinθ1 = n2 sinθ2", "sinθ1/sinθ2 = n2/n1")),  # noqa: E501
-    Method("Coulomb's law", r"coulomb (?:s )?law", ("F = kq1q2/r^2", "F = q1q2/(4πε0r^2)")),
-    Method("Hooke's law", r"hooke", ("F = -kx", "F = kx", "σ = Eε")),
-    Method("Bernoulli's equation", r"bernoulli",
-           ("P + 1/2 ρv^2 + ρgh = constant", "P1 + 1/2 ρv1^2 + ρgh1 = P2 + 1/2 ρv2^2 + ρgh2")),
-    Method("continuity equation", r"continuity equation|equation of continuity", ("A1v1 = A2v2",)),
-    Method("Archimedes' principle", r"archimedes", ("F_b = ρgV", "F_B = ρVg")),
-    Method("Pascal's principle", r"pascal (?:s )?(?:principle|law)", ("F1/A1 = F2/A2",)),
-    Method("kinematic equations", r"kinematic equations?|suvat|equations? of (?:uniformly accelerated )?motion|constant acceleration equations?",  # noqa: E501
-           ("v = u + at", "v = v0 + at", "s = ut + 1/2 at^2", "x = x0 + v0t + 1/2 at^2", "v^2 = u^2 + 2as",  # noqa: E501
-            "v^2 = v0^2 + 2aΔx", "d = v0t + 1/2 at^2", "y = v0t - 1/2 gt^2", "h = 1/2 gt^2")),
-    Method("projectile motion equations", r"projectile motion",
-           ("R = v^2 sin2θ/g", "t = 2v0 sinθ/g", "H = v^2 sin^2θ/(2g)")),
-    Method("Faraday's law", r"faraday (?:s )?laws?",
-           ("ε = -dΦ/dt", "EMF = -N dΦ/dt", "ε = -N ΔΦ/Δt", "m = MIt/(nF)")),
-    Method("Lenz's law", r"lenz"),
-    Method("Gauss's law", r"gauss (?:s )?law", ("∮E·dA = Q/ε0", "Φ = Q/ε0")),
-    Method("Ampère's law", r"amp[eè]re (?:s )?(?:circuital )?law", ("∮B·dl = μ0 I", "B = μ0 I/(2πr)")),  # noqa: E501
-    Method("Biot-Savart law", r"biot savart"),
-    Method("Lorentz force law", r"lorentz force", ("F = qvB", "F = q(E + v × B)", "F = BIL")),
-    Method("photoelectric equation", r"photoelectric (?:equation|effect)|einstein (?:s )?photoelectric",  # noqa: E501
-           ("KE = hf - φ", "E_k = hν - W", "hf = φ + KE", "K_max = hf - φ", "eV_0 = hf - φ")),
-    Method("Planck relation", r"planck (?:s )?(?:relation|equation)|planck einstein", ("E = hf", "E = hν", "E = hc/λ")),  # noqa: E501
-    Method("de Broglie relation", r"de ?broglie", ("λ = h/p", "λ = h/(mv)")),
-    Method("mass-energy equivalence", r"mass energy equivalence", ("E = mc^2",)),
-    Method("Stefan-Boltzmann law", r"stefan boltzmann", ("P = σAT^4", "j = σT^4", "P = εσAT^4")),
-    Method("Wien's displacement law", r"wien (?:s )?(?:displacement )?law", ("λ_max T = b", "λmax = b/T")),  # noqa: E501
-    Method("thin lens equation", r"(?:thin )?lens (?:equation|formula)|lensmaker|lens maker|mirror (?:equation|formula)",  # noqa: E501
-           ("1/f = 1/u + 1/v", "1/f = 1/d_o + 1/d_i", "1/f = 1/v - 1/u")),
-    Method("Doppler effect", r"doppler", ("f' = f (v + v_o)/(v - v_s)",)),
-    Method("first law of thermodynamics", r"first law of thermodynamics", ("ΔU = Q - W", "ΔU = Q + W")),  # noqa: E501
-    Method("Carnot efficiency", r"carnot", ("η = 1 - Tc/Th", "η = 1 - T_C/T_H", "e = 1 - Tc/Th")),
-    Method("Malus's law", r"malus", ("I = I0 cos^2θ",)),
-    Method("simple harmonic motion", r"simple harmonic|pendulum (?:equation|formula)",
-           ("T = 2π√(L/g)", "T = 2π√(m/k)", "ω = √(k/m)")),
-    Method("centripetal force", r"centripetal", ("F = mv^2/r", "a = v^2/r", "F = mω^2r")),
-    Method("impulse-momentum theorem", r"impulse momentum", ("J = Δp", "FΔt = Δp", "FΔt = mΔv")),
-    Method("Kepler's third law", r"kepler", ("T^2 ∝ a^3", "T^2 = 4π^2 a^3/(GM)")),
-    Method("double-slit interference", r"double slit|young (?:s )?(?:double slit )?(?:experiment|interference)",  # noqa: E501
-           ("d sinθ = mλ", "y = mλL/d", "Δy = λL/d")),
-    Method("diffraction grating equation", r"(?:diffraction )?grating equation", ("d sinθ = mλ", "d sinθ = nλ")),  # noqa: E501
-    # ---- materials
-    Method("Bragg's law", r"bragg (?:s )?(?:law|equation|condition|relation|diffraction)|bragg law|bragg",  # noqa: E501
-           ("nλ = 2d sinθ", "λ = 2d sinθ", "2d sinθ = nλ", "2d sinθ = λ", "d = nλ/(2 sinθ)", "d = λ/(2 sinθ)")),  # noqa: E501
-    Method("Scherrer equation", r"scherrer",
-           ("D = Kλ/(β cosθ)", "τ = Kλ/(β cosθ)", "L = Kλ/(β cosθ)", "D = 0.9λ/(β cosθ)",
-            "D = 0.94λ/(β cosθ)", "t = 0.9λ/(B cosθ)")),
-    Method("Williamson-Hall analysis", r"williamson hall", ("β cosθ = Kλ/D + 4ε sinθ",)),
-    Method("Hall-Petch relation", r"hall petch",
-           ("σy = σ0 + k d^(-1/2)", "σy = σ0 + k/√d", "σy = σ0 + k/sqrt(d)", "σ = σ0 + k d^-1/2")),
-    Method("Tauc plot", r"tauc",
-           ("(αhν)^n = A(hν - Eg)", "(αhν)^2 = A(hν - Eg)", "(αhν)^(1/2) = A(hν - Eg)", "αhν = A(hν - Eg)^n")),  # noqa: E501
-    Method("rule of mixtures", r"rules? of mixtures?|mixture rule|voigt (?:model|bound)|reuss (?:model|bound)",  # noqa: E501
-           ("E_c = V_f E_f + V_m E_m", "E_c = E_f V_f + E_m V_m")),
-    Method("Vegard's law", r"vegard", ("a = x a_A + (1 - x) a_B",)),
-    Method("Fick's laws", r"fick", ("J = -D dC/dx", "J = -D ∂C/∂x", "∂C/∂t = D ∂^2C/∂x^2", "x = √(Dt)")),  # noqa: E501
-    Method("Griffith criterion", r"griffith", ("σ_f = √(2Eγ/(πa))",)),
-    Method("cubic interplanar spacing", r"interplanar spacing (?:formula|equation)", ("d = a/√(h^2 + k^2 + l^2)",)),  # noqa: E501
-    Method("Kubelka-Munk function", r"kubelka munk", ("F(R) = (1 - R)^2/(2R)",)),
-    Method("BET method", r"\bbet (?:method|theory|equation|analysis|isotherm|model)|brunauer emmett teller"),  # noqa: E501
-    Method("lever rule", r"lever rule"),
-    Method("Schmid's law", r"schmid", ("τ = σ cosφ cosλ",)),
-    Method("Wiedemann-Franz law", r"wiedemann franz", ("κ/σ = LT",)),
-    Method("Curie-Weiss law", r"curie weiss", ("χ = C/(T - θ)",)),
-    Method("Matthiessen's rule", r"matthiessen"),
-    # ---- geography
-    Method("haversine formula", r"haversine",
-           ("a = sin^2(Δφ/2) + cosφ1 cosφ2 sin^2(Δλ/2)", "d = 2r arcsin(√a)", "d = 2R arcsin(√a)",
-            "c = 2 atan2(√a, √(1 - a))")),
-    Method("great-circle distance", r"great circle|spherical law of cosines",
-           ("d = R arccos(sinφ1 sinφ2 + cosφ1 cosφ2 cosΔλ)",)),
-    Method("Pythagorean theorem", r"pythagor\w*",
-           ("a^2 + b^2 = c^2", "c = √(a^2 + b^2)", "d = √(Δx^2 + Δy^2)")),
-    Method("map scale conversion", r"map scale|scale (?:factor|conversion)|representative fraction",
-           ("real distance = map distance × scale", "actual distance = map distance × scale",
-            "ground distance = map distance × scale")),
-    Method("lapse rate", r"lapse rate", ("T = T0 - Γh", "ΔT = ΓΔh")),
-    Method("gradient (rise over run)", r"rise over run|gradient (?:formula|equation)|slope (?:formula|equation)",  # noqa: E501
-           ("gradient = rise/run", "slope = rise/run", "gradient = vertical interval/horizontal equivalent",  # noqa: E501
-            "gradient = vertical distance/horizontal distance", "gradient = vertical interval/horizontal distance",  # noqa: E501
-            "tanθ = rise/run")),
-    Method("population density", r"population density (?:formula|equation)",
-           ("population density = population/area", "density = population/area")),
-    Method("rule of 70", r"rule of 70|doubling time (?:formula|equation)", ("T = 70/r", "t_d = 70/r", "t = ln2/r")),  # noqa: E501
-    Method("exponential growth model", r"exponential growth (?:model|equation|formula|law)|malthus\w*",  # noqa: E501
-           ("N = N0 e^(rt)", "P = P0 e^(rt)", "N = N0(1 + r)^t", "N = N0 2^n")),
-    Method("logistic growth model", r"logistic (?:growth|model|equation)|verhulst", ("dN/dt = rN(1 - N/K)",)),  # noqa: E501
-    Method("NDVI", r"\bndvi\b|normali[sz]ed difference vegetation index",
-           ("NDVI = (NIR - Red)/(NIR + Red)", "(NIR - R)/(NIR + R)")),
-    Method("Thiessen polygon method", r"thiessen|voronoi"),
-    Method("isohyetal method", r"isohyet\w*"),
-    Method("rational method", r"rational (?:method|formula)", ("Q = CiA",)),
-    Method("Manning's equation", r"manning", ("V = (1/n) R^(2/3) S^(1/2)", "Q = (1/n) A R^(2/3) S^(1/2)")),  # noqa: E501
-    Method("gravity model", r"gravity model", ("I = P1 P2/d^2", "T = k P1 P2/d^2")),
-    Method("Köppen classification", r"k[oö]e?ppen"),
-    Method("demographic transition model", r"demographic transition"),
-    Method("central place theory", r"central place"),
-    Method("von Thünen model", r"von th[uü]e?nen"),
-    Method("solar altitude formula", r"(?:solar|sun) (?:altitude|elevation|zenith) (?:angle )?(?:formula|equation)|noon sun angle",  # noqa: E501
-           ("H = 90° - φ + δ", "h = 90° - (φ - δ)")),
-    Method("water balance equation", r"water balance", ("P = Q + E + ΔS", "P = ET + R + ΔS")),
-    Method("inverse distance weighting", r"inverse distance weight\w*|\bidw\b"),
-    Method("kriging", r"kriging"),
-    # ---- biology
-    Method("Hardy-Weinberg equilibrium", r"hardy weinberg", ("p^2 + 2pq + q^2 = 1", "p + q = 1")),
-    Method("comparative Ct (2^-ΔΔCt) method", r"comparative ct|livak|δδ ?ct|delta ?delta ?ct|\bddct\b|2 δδct",  # noqa: E501
-           ("2^-ΔΔCt", "ΔΔCt = ΔCt(target) - ΔCt(control)")),
-    Method("Michaelis-Menten equation", r"michaelis menten",
-           ("v = Vmax[S]/(Km + [S])", "v0 = Vmax[S]/(Km + [S])")),
-    Method("Lineweaver-Burk plot", r"lineweaver burk|double reciprocal", ("1/v = (Km/Vmax)(1/[S]) + 1/Vmax",)),  # noqa: E501
-    Method("Punnett square", r"punnett"),
-    Method("chi-square test", r"chi (?:square|squared)|χ2 test|χ 2 test|goodness of fit",
-           ("χ^2 = Σ(O - E)^2/E", "X^2 = Σ(O - E)^2/E")),
-    Method("Mendel's laws", r"mendel\w*|law of segregation|law of independent assortment"),
-    Method("Chargaff's rules", r"chargaff", ("A + G = T + C",)),
-    Method("Lincoln-Petersen index", r"lincoln petersen|mark (?:and )?recapture|capture recapture|petersen (?:index|method)",  # noqa: E501
-           ("N = Mn/m", "N = MC/R", "N = n1 n2/m2")),
-    Method("Simpson's diversity index", r"simpson (?:s )?(?:diversity )?index|simpson", ("D = 1 - Σ n(n - 1)/(N(N - 1))", "D = 1 - Σp_i^2")),  # noqa: E501
-    Method("Shannon diversity index", r"shannon", ("H = -Σ p_i ln p_i",)),
-    Method("BLAST", r"\bblast\w*"),
-    Method("Needleman-Wunsch algorithm", r"needleman wunsch"),
-    Method("Smith-Waterman algorithm", r"smith waterman"),
-    Method("neighbor joining", r"neighbou?r joining|\bupgma\b"),
-    Method("maximum parsimony", r"(?:maximum )?parsimony"),
-    Method("PCR", r"\bpcr\b|polymerase chain reaction"),
-    Method("Western blot", r"western blot\w*"),
-    Method("ELISA", r"\belisa\b|enzyme linked immunosorbent"),
-    Method("gel electrophoresis", r"gel electrophoresis|sds page"),
-    Method("Goldman equation", r"goldman"),
-    Method("genetic code", r"(?:standard )?genetic code|codon (?:table|chart)"),
-    Method("complementary base pairing", r"complementary base pairing|base pairing rules?|watson crick (?:base )?pairing"),  # noqa: E501
-    Method("Q10 temperature coefficient", r"\bq10\b|temperature coefficient", ("Q10 = (R2/R1)^(10/(T2 - T1))",)),  # noqa: E501
-    Method("Bradford assay", r"bradford"),
-)
-# fmt: on
+METHODS_FILE = Path(__file__).with_name("methods.json")
+
+
+def _load_methods(path: Path = METHODS_FILE) -> tuple[Method, ...]:
+    """The method table (``methods.json``: each method's names as a regex and its
+    signature formulas); a broken entry is an error naming the file and the entry."""
+    rows = json.loads(path.read_text(encoding="utf-8"))["methods"]
+    out = []
+    for i, row in enumerate(rows):
+        try:
+            re.compile(row["names"])
+            out.append(Method(row["name"], row["names"], tuple(row.get("formulas", ()))))
+        except (KeyError, TypeError, re.error) as exc:
+            raise ValueError(f"{path}: method #{i + 1} ({row!r:.60}): {exc}") from exc
+    return tuple(out)
+
+
+METHODS: tuple[Method, ...] = _load_methods()
 
 _METHOD_WORDS = (
     "law laws equation equations formula formulas formulae method methods relation relations "
