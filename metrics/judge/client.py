@@ -11,7 +11,13 @@ What it guarantees (spec ``judges.md``):
   zero calls and reaches the same verdicts;
 * bounded concurrency; exponential backoff that honours ``Retry-After`` on 429 / 5xx and
   retries timeouts; every call has a timeout and a bounded number of attempts, so a run
-  never hangs; each failure keeps its true reason.
+  never hangs; each failure keeps its true reason;
+* nothing a server sends takes a run down: an HTTP 200 body that is not a chat completion
+  is retried, then unscored as ``malformed reply: ...``; a cache folder that cannot be
+  written is skipped with one warning; after ``unavailable_after`` consecutive connection
+  failures or timeouts the judge counts as down and its remaining verdicts are unscored at
+  once (``judge unavailable``), so a dead judge costs bounded time, not attempts x timeout
+  per verdict. ``ask`` never raises.
 """
 
 from __future__ import annotations
@@ -23,8 +29,8 @@ import logging
 import mimetypes
 import os
 import random
+import re
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, fields
@@ -34,10 +40,14 @@ from typing import Any
 import jsonschema
 import openai
 
+from sci_tasks.text import safe_text, safe_value
+
 log = logging.getLogger(__name__)
 
 ENV_PREFIX = "SCI_TASKS_JUDGE_"  # SCI_TASKS_JUDGE_MODEL, SCI_TASKS_JUDGE_BASE_URL, ...
 STRUCTURED_OUTPUTS = ("json_schema", "tool", "json_object", "none")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+UNAVAILABLE = "judge unavailable"
 
 
 def default_cache_dir() -> str:
@@ -62,6 +72,9 @@ class JudgeConfig:
     max_attempts: int = 4  # per request, transport failures and unparseable replies alike
     backoff_initial: float = 0.5
     backoff_max: float = 20.0
+    # consecutive connection failures / timeouts (any request) after which the judge is
+    # treated as down for the rest of the run; 0: never
+    unavailable_after: int = 10
     # json_schema: response_format json_schema (OpenAI, vLLM); json_object: response_format
     # json_object with the schema (llama-cpp-python server);
     # tool: a forced function call whose parameters are the schema; none.
@@ -75,6 +88,14 @@ class JudgeConfig:
             raise ValueError(f"structured_output must be one of {', '.join(STRUCTURED_OUTPUTS)}")
         if self.concurrency < 1 or self.max_attempts < 1:
             raise ValueError("concurrency and max_attempts must be at least 1")
+        if self.unavailable_after < 0:
+            raise ValueError("unavailable_after must be 0 (never) or more")
+        if not ENV_NAME.fullmatch(self.api_key_env):
+            # a pasted key instead of a variable name must never reach a results file
+            raise ValueError(
+                "api_key_env must NAME an environment variable (letters, digits, _), "
+                "not hold the key"
+            )
 
     @property
     def label(self) -> str:
@@ -129,6 +150,12 @@ class JudgeRequest:
     system: str = "You are a careful scientific grader. Reply with one JSON object only."
     images: Sequence[str] = ()  # file paths
 
+    def __post_init__(self) -> None:
+        # the boundary where text enters the judge: a lone surrogate from a model reply
+        # could not be sent (UTF-8 request body) nor hashed into a cache key
+        object.__setattr__(self, "prompt", safe_text(self.prompt))
+        object.__setattr__(self, "system", safe_text(self.system))
+
 
 @dataclass(frozen=True)
 class JudgeReply:
@@ -167,20 +194,64 @@ def parse_strict(content: str | None, schema: Mapping[str, Any]) -> dict[str, An
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ReplyError(f"not JSON ({exc.msg} at char {exc.pos}): {text[:60]!r}") from None
+    except RecursionError:
+        raise ReplyError("JSON nested too deeply") from None
     if not isinstance(data, dict):
         raise ReplyError(f"JSON {type(data).__name__}, not an object")
     try:
         jsonschema.validate(data, schema)
     except jsonschema.ValidationError as exc:
         raise ReplyError(f"schema violation: {exc.message}") from None
-    return data
+    safe, _ = safe_value(data)  # a "\ud800" escape in the reply: its reason must be writable
+    return dict(safe)
+
+
+class MalformedReply(ValueError):
+    """An HTTP 200 body that is not an OpenAI chat completion."""
+
+
+def reply_content(body: bytes, content_type: str = "", tool: bool = False) -> str:
+    """The reply text of a chat-completion body (with ``tool``: the forced function call's
+    arguments). A completion whose message has no text gives ``""`` (then "empty reply");
+    a body that is not a chat completion raises MalformedReply naming what it is."""
+    text = body.decode("utf-8", "replace").strip()
+    if not text:
+        raise MalformedReply("empty body")
+    try:
+        completion = json.loads(text)
+    except (ValueError, RecursionError):
+        kind = content_type.split(";")[0].strip() or "no content type"
+        raise MalformedReply(f"body is not JSON ({kind}): {safe_text(text[:60])!r}") from None
+    if not isinstance(completion, dict):
+        raise MalformedReply(f"body is a JSON {type(completion).__name__}, not a chat completion")
+    choices = completion.get("choices")
+    if not isinstance(choices, list) or not choices:
+        what = "has no choices" if not choices else f"choices is a {type(choices).__name__}"
+        raise MalformedReply(f"the completion {what}")
+    choice = choices[0]
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        raise MalformedReply("choice 0 has no message")
+    if tool:
+        calls = message.get("tool_calls") or []
+        call = calls[0] if isinstance(calls, list) and calls else None
+        function = call.get("function") if isinstance(call, dict) else None
+        arguments = function.get("arguments") if isinstance(function, dict) else None
+        return safe_text(arguments) if isinstance(arguments, str) else ""
+    content = message.get("content")
+    if content is None:
+        return ""
+    if not isinstance(content, str):
+        raise MalformedReply(f"message content is a JSON {type(content).__name__}, not text")
+    return safe_text(content)
 
 
 class _Retryable(Exception):
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+    def __init__(self, reason: str, retry_after: float | None = None, down: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+        self.down = down  # a connection failure or timeout: counts towards unavailable_after
 
 
 class _Refused(Exception):
@@ -188,7 +259,7 @@ class _Refused(Exception):
 
 
 class JudgeClient:
-    """Ask a judge model; cached, retried, bounded. Thread-safe."""
+    """Ask a judge model; cached, retried, bounded. Thread-safe; ``ask`` never raises."""
 
     def __init__(self, config: JudgeConfig) -> None:
         self.config = config
@@ -205,36 +276,54 @@ class JudgeClient:
         folder = Path(config.cache_dir or default_cache_dir()).expanduser()
         self._cache = DiskCache(folder) if config.cache else None
         self._memo: dict[str, str] = {}  # this process's replies, disk cache or not
+        self._down_in_a_row = 0  # consecutive connection failures / timeouts
+        self._unavailable = threading.Event()  # set: the judge is down for this run
+        self._unavailable_reason = ""
 
     # -- public ---------------------------------------------------------------------------
 
+    @property
+    def unavailable(self) -> str | None:
+        """Why the judge counts as down for the rest of this run, or None."""
+        return self._unavailable_reason if self._unavailable.is_set() else None
+
     def ask(self, request: JudgeRequest) -> JudgeReply:
         """One verdict: up to ``max_attempts`` replies, each served from the cache when the
-        same attempt of the same request was answered before."""
+        same attempt of the same request was answered before. Never raises: whatever goes
+        wrong is an unscored reply with its reason."""
         cfg = self.config
-        base_key = self.cache_key(request)
-        last, from_cache = "no attempt made", True
-        for attempt in range(1, cfg.max_attempts + 1):
-            key = f"{base_key}-{attempt}"
-            try:
-                content = self._cached(key)
-                if content is None:
-                    from_cache = False
-                    content = self._call(request)
-                    self._store(key, content)
-                data = parse_strict(content, request.schema)
-                return JudgeReply(
-                    data, None, cfg.model, request.prompt_version, attempt, from_cache
-                )
-            except ReplyError as exc:
-                last, wait = f"unparseable reply: {exc}", 0.0
-            except _Retryable as exc:
-                last, wait = exc.reason, self._backoff(attempt, exc.retry_after)
-            except _Refused as exc:
-                log.warning("judge %s: %s", cfg.model, exc)
-                return JudgeReply(None, str(exc), cfg.model, request.prompt_version, attempt)
-            if attempt < cfg.max_attempts and wait > 0:
-                time.sleep(wait)
+        last, from_cache, attempt = "no attempt made", True, 0
+        try:
+            base_key = self.cache_key(request)
+            for attempt in range(1, cfg.max_attempts + 1):
+                key = f"{base_key}-{attempt}"
+                try:
+                    content = self._cached(key)
+                    if content is None:
+                        if self._unavailable.is_set():  # cached replies still count
+                            return self._reply_unavailable(request, attempt - 1)
+                        from_cache = False
+                        content = self._call(request)
+                        self._store(key, content)
+                    data = parse_strict(content, request.schema)
+                    return JudgeReply(
+                        data, None, cfg.model, request.prompt_version, attempt, from_cache
+                    )
+                except ReplyError as exc:
+                    last, wait = f"unparseable reply: {exc}", 0.0
+                except _Retryable as exc:
+                    last, wait = exc.reason, self._backoff(attempt, exc.retry_after)
+                    if self._count_failure(exc):
+                        return self._reply_unavailable(request, attempt)
+                except _Refused as exc:
+                    log.warning("judge %s: %s", cfg.model, exc)
+                    return JudgeReply(None, str(exc), cfg.model, request.prompt_version, attempt)
+                if attempt < cfg.max_attempts and wait > 0:
+                    self._unavailable.wait(wait)  # woken at once if the judge goes down
+        except Exception as exc:  # a bug or an unreadable image must not end the run
+            reason = f"judge client error: {type(exc).__name__}: {exc}"
+            log.warning("judge %s: %s", cfg.model, reason)
+            return JudgeReply(None, reason, cfg.model, request.prompt_version, attempt)
         reason = f"{last} (after {cfg.max_attempts} attempts)"
         log.warning("judge %s: %s", cfg.model, reason)
         return JudgeReply(
@@ -264,6 +353,32 @@ class JudgeClient:
 
     # -- internals ------------------------------------------------------------------------
 
+    def _count_failure(self, exc: _Retryable) -> bool:
+        """Count a connection failure / timeout; True when it makes the judge unavailable."""
+        threshold = self.config.unavailable_after
+        if not exc.down or threshold == 0:
+            return False
+        with self._lock:
+            self._down_in_a_row += 1
+            if self._down_in_a_row < threshold or self._unavailable.is_set():
+                return self._unavailable.is_set()
+            self._unavailable_reason = (
+                f"{UNAVAILABLE}: {threshold} connection failures or timeouts in a row "
+                f"(last: {exc.reason})"
+            )
+            self._unavailable.set()
+        log.warning(
+            "judge %s: %s; its remaining verdicts are unscored",
+            self.config.model,
+            self._unavailable_reason,
+        )
+        return True
+
+    def _reply_unavailable(self, request: JudgeRequest, attempts: int) -> JudgeReply:
+        return JudgeReply(
+            None, self._unavailable_reason, self.config.model, request.prompt_version, attempts
+        )
+
     def _cached(self, key: str) -> str | None:
         content = self._memo.get(key)
         if content is None and self._cache is not None:
@@ -273,10 +388,20 @@ class JudgeClient:
     def _store(self, key: str, content: str) -> None:
         # Only replies the server actually sent (HTTP 200) are kept, parseable or not: at
         # temperature 0 the same request gets the same reply, and the raw text is re-parsed
-        # on every re-score. Transport failures are never cached.
+        # on every re-score. Transport failures and malformed bodies are never cached.
         self._memo[key] = content
         if self._cache is not None:
-            self._cache.put(key, content)
+            try:
+                self._cache.put(key, content)
+            except OSError as exc:
+                # the reply is kept (memo); only the disk copy is lost, so say it once
+                log.warning(
+                    "judge cache %s cannot be written (%s): judge replies of this run are "
+                    "not cached on disk",
+                    self._cache.folder,
+                    exc.strerror or exc,
+                )
+                self._cache = None
 
     def _call(self, request: JudgeRequest) -> str:
         cfg = self.config
@@ -295,36 +420,40 @@ class JudgeClient:
         with self._lock:
             self.calls += 1
         try:
-            response = self._http.chat.completions.create(
+            # the raw body: what a server sends is checked here, not trusted to be a
+            # chat completion (an HTML error page with HTTP 200, an empty body, ...)
+            raw = self._http.chat.completions.with_raw_response.create(
                 model=cfg.model,
                 messages=_messages(request),  # type: ignore[arg-type]
                 temperature=cfg.temperature,
                 max_tokens=cfg.max_tokens,
                 **kwargs,
             )
+            body = raw.http_response.content
+            content_type = raw.headers.get("content-type", "")
         except openai.APITimeoutError:
-            raise _Retryable(f"timeout after {cfg.timeout:g}s") from None
+            raise _Retryable(f"timeout after {cfg.timeout:g}s", down=True) from None
         except openai.APIConnectionError as exc:
-            raise _Retryable(f"connection error: {exc}") from None
+            raise _Retryable(f"connection error: {exc}", down=True) from None
         except openai.APIStatusError as exc:
             status = exc.status_code
+            self._reachable()
             if status == 429:
                 raise _Retryable("rate limited (HTTP 429)", _retry_after(exc)) from None
             if status == 504 or status == 408:
-                raise _Retryable(f"timeout (HTTP {status})", _retry_after(exc)) from None
+                raise _Retryable(f"timeout (HTTP {status})", _retry_after(exc), True) from None
             if status >= 500:
                 raise _Retryable(f"server error (HTTP {status})", _retry_after(exc)) from None
             raise _Refused(f"request refused (HTTP {status})") from None
-        if not response.choices:
-            return ""
-        message = response.choices[0].message
-        if cfg.structured_output == "tool":
-            calls = message.tool_calls or []
-            arguments = (
-                getattr(getattr(calls[0], "function", None), "arguments", None) if calls else None
-            )
-            return arguments if isinstance(arguments, str) else ""
-        return message.content or ""
+        self._reachable()
+        try:
+            return reply_content(body, content_type, tool=cfg.structured_output == "tool")
+        except MalformedReply as exc:
+            raise _Retryable(f"malformed reply: {exc}") from None
+
+    def _reachable(self) -> None:
+        with self._lock:
+            self._down_in_a_row = 0
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         cfg = self.config
