@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import datasets
 import pytest
 
 from sci_tasks.data import scimif
@@ -132,6 +133,8 @@ def test_unreachable_hub_id_is_a_clear_error(
 
     monkeypatch.setattr(hub_constants, "HF_HUB_CACHE", str(tmp_path))
     monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)  # SCIMIF_DATA_DIR hub ids
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "datasets")
     with pytest.raises(DataError, match="cannot fetch hub dataset 'nobody/nothing'"):
         scimif.load("chemistry", locate("scimif", {"SCIMIF_DATA_DIR": "nobody/nothing"}))
 

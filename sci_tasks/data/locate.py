@@ -10,6 +10,9 @@ Order of precedence (first set wins):
 A value is a local folder or a Hugging Face dataset id (``owner/name``, optionally
 ``owner/name@revision``). Under the common root, each benchmark is the subfolder named
 after it (``scimif/``, ``spm_bench/``, ``scigen_verify/``), for folders and hub ids alike.
+How a hub id is read is the benchmark loader's business: SciMIF reads ``SCIMIF_DATA_DIR=
+owner/name`` with ``datasets.load_dataset`` (the authors' hub layout); a hub subfolder (a
+common-root hub id) and the other benchmarks are fetched as folders (``DataLocation.folder``).
 """
 
 from __future__ import annotations
@@ -55,11 +58,28 @@ class DataLocation:
         sub = f" [{self.subdir}]" if self.subdir else ""
         return f"{self.kind} {self.where}{sub} (from {self.set_by})"
 
+    @property
+    def hub_ref(self) -> tuple[str, str | None]:
+        """``(repo_id, revision)`` of a hub location: ``owner/name@rev`` -> revision ``rev``."""
+        if self.kind != "hub":
+            raise ValueError(f"{self.describe()} is not a hub dataset id")
+        repo_id, _, revision = self.where.partition("@")
+        return repo_id, revision or None
+
     def folder(self) -> Path:
         """A local folder holding the data; hub ids are fetched into the HF cache first."""
         if self.kind != "hub":
             return Path(self.where)
-        return _hub_snapshot(self.where, self.subdir)
+        return _hub_snapshot(self, self.subdir)
+
+
+def cache_root() -> Path:
+    """The project's cache root: ``$SCI_TASKS_CACHE``, else ``$XDG_CACHE_HOME/sci-tasks``,
+    else ``~/.cache/sci-tasks``."""
+    root = os.environ.get("SCI_TASKS_CACHE")
+    if root:
+        return Path(root).expanduser()
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sci-tasks"
 
 
 def samples_dir(benchmark: str) -> Path:
@@ -96,17 +116,18 @@ def _parse(benchmark: str, value: str, is_root: bool, set_by: str) -> DataLocati
     raise DataError(f"{set_by} is {value!r}: neither an existing folder nor a hub dataset id")
 
 
-def _hub_snapshot(repo: str, subdir: str) -> Path:
+def _hub_snapshot(location: DataLocation, subdir: str) -> Path:
     # huggingface_hub is what `datasets` itself uses to fetch repositories; reusing it keeps
-    # the authors' folder layout (JSONL + images/) so one folder loader serves both sources.
+    # the released folder layout so one folder loader serves both sources.
     from huggingface_hub import snapshot_download
 
-    repo_id, _, revision = repo.partition("@")
+    repo = location.where
+    repo_id, revision = location.hub_ref
     try:
         root = snapshot_download(
             repo_id=repo_id,
             repo_type="dataset",
-            revision=revision or None,
+            revision=revision,
             allow_patterns=[f"{subdir}/**"] if subdir else None,
         )
     except Exception as exc:
