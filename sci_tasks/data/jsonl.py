@@ -10,21 +10,59 @@ from pathlib import Path
 from typing import Any
 
 from sci_tasks.data.locate import DataError, DataLocation
+from sci_tasks.text import safe_value
 
 log = logging.getLogger(__name__)
 
 
 def read_objects(path: Path) -> Iterator[tuple[str, int, dict[str, Any]]]:
-    """(``"<path>:<line>"``, line number, object) for every non-blank line of ``path``."""
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
+    """(``"<path>:<line>"``, line number, object) for every non-blank line of ``path``.
+
+    Every problem names the file and line: bytes that are not UTF-8, invalid JSON (with
+    the column in the line), nesting too deep to parse, a line that is not an object, and
+    an escape of a lone surrogate (``\\ud800``: text that is not Unicode)."""
+    for where, lineno, raw in _parsed_lines(path):
+        if safe_value(raw)[1]:
+            raise DataError(
+                f"{where}: a string holds a lone surrogate escape (such as \\ud800), "
+                "which is not Unicode text"
+            )
+        yield where, lineno, raw
+
+
+def read_logged(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """Every object of a file this package or lm-eval wrote (a samples file), and how many
+    of its strings held a lone surrogate (a model reply can) and were made safe (U+FFFD):
+    such a sample is kept, not lost. Other problems are errors naming file and line."""
+    records, changed = [], 0
+    for _, _, raw in _parsed_lines(path):
+        safe, n = safe_value(raw)
+        records.append(safe)
+        changed += n
+    return records, changed
+
+
+def _parsed_lines(path: Path) -> Iterator[tuple[str, int, dict[str, Any]]]:
+    with path.open("rb") as fh:
+        for lineno, raw_line in enumerate(fh, start=1):
+            where = f"{path}:{lineno}"
+            try:
+                # without its newline: an error at the end of the line would otherwise be
+                # reported at column 1 of the next line
+                line = raw_line.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as exc:
+                byte = raw_line[exc.start]
+                raise DataError(
+                    f"{where}: not UTF-8 (byte 0x{byte:02x} at byte {exc.start + 1} of the line)"
+                ) from None
             if not line.strip():
                 continue
-            where = f"{path}:{lineno}"
             try:
                 raw = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise DataError(f"{where}: invalid JSON: {exc.msg} (column {exc.colno})") from exc
+                raise DataError(f"{where}: invalid JSON: {exc.msg} (column {exc.colno})") from None
+            except RecursionError:
+                raise DataError(f"{where}: JSON nested too deeply to read") from None
             if not isinstance(raw, dict):
                 raise DataError(f"{where}: expected a JSON object, got {type(raw).__name__}")
             yield where, lineno, raw
