@@ -240,7 +240,10 @@ CASES: list[Case] = [
         1.0,
         "quartz",
     ),
-    ("wrap_up", "The mineral is quartz.", None, "Explain your reasoning.", None, "no wrapper"),
+    # No wrapper named in parameters or question: any recognised wrapper is accepted
+    # (the authors' newest rule), and plain prose is none.
+    ("wrap_up", "The mineral is quartz.", None, "Explain your reasoning.", 0.0, "no wrapper"),
+    ("wrap_up", "It is quartz.\nFinal answer: [quartz]", None, "Wrap up.", 1.0, "[ ]"),
     # ------------------------------------------------------------------ json
     (
         "json_constraint",

@@ -87,6 +87,9 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from rdkit import Chem
+
+from sci_tasks.metrics.constraints.molecules import parse_smiles, smiles_shaped
 from sci_tasks.metrics.constraints.registry import CheckInput, register
 from sci_tasks.metrics.constraints.text import (
     ANSWER_MARKER_RE,
@@ -97,6 +100,8 @@ from sci_tasks.metrics.constraints.text import (
     clip,
     code_blocks,
     enclosed,
+    final_answer,
+    final_answer_or_last_line,
     find_numbers,
     last_answer_marker,
     last_boxed,
@@ -187,12 +192,18 @@ def scientific_annotation(inp: CheckInput) -> Verdict:
 _UPPER_KEY = re.compile(r"upper[ \t-]*case|capital|\bcaps\b|block[ \t]+letters", re.I)
 _LOWER_KEY = re.compile(r"lower[ \t-]*case|small[ \t]+letters|no[ \t]+capital", re.I)
 _LATEX_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
+_FENCE_INFO_RE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*", re.M)
+_OBJECT_KEY_RE = re.compile(r"\"[^\"\n]{0,80}\"[ \t]*:|'[^'\n]{0,80}'[ \t]*:")
 
 
 def _letter_case(inp: CheckInput, upper: bool) -> Verdict:
     scope = _scope(inp, _UPPER_KEY if upper else _LOWER_KEY)
     text, where = scoped_text(inp.response, scope)
     text = _LATEX_COMMAND_RE.sub(" ", text)
+    if "{" in text:  # JSON / dict keys are structure, not prose: only the values are text
+        text = _OBJECT_KEY_RE.sub(" ", text)
+    if "```" in text or "~~~" in text:  # so is a code fence's language tag
+        text = _FENCE_INFO_RE.sub(" ", text)
     wanted = "uppercase" if upper else "lowercase"
     wrong_case = str.islower if upper else str.isupper
     total = wrong = 0
@@ -243,15 +254,11 @@ class _Wrapper:
 
 
 _BOXED = _Wrapper("\\boxed{}", anywhere=True, kind="boxed")
+# "a box", "a clearly demarcated text box": \boxed{} / \fbox{} or a frame drawn around it.
+_BOX = _Wrapper("a box (\\boxed{} or a drawn frame)", anywhere=True, kind="box")
 _WRAPPER_CUES: tuple[tuple[re.Pattern[str], _Wrapper], ...] = (
-    (
-        re.compile(
-            r"\\boxed|\\fbox|\bboxed\b|\b(?:in|inside|within|into)[ \t]+an?[ \t]+box\b|"
-            r"\bbox[ \t]+(?:it|the|your)\b",
-            re.I,
-        ),
-        _BOXED,
-    ),
+    (re.compile(r"\\boxed|\\fbox|\bboxed\b|\bbox[ \t]+(?:it|the|your)\b", re.I), _BOXED),
+    (re.compile(r"\b(?:text[ \t]+)?box(?:es)?\b", re.I), _BOX),
     (
         re.compile(r"\[\[|\]\]|double[ \t]+square[ \t]+brackets", re.I),
         _Wrapper("[[ ]]", (("[[", "]]"),), anywhere=True),
@@ -270,6 +277,7 @@ _WRAPPER_CUES: tuple[tuple[re.Pattern[str], _Wrapper], ...] = (
         _Wrapper("``` ```", anywhere=True, kind="fence"),
     ),
     (re.compile(r"\*\*|\bbold", re.I), _Wrapper("** **", (("**", "**"), ("__", "__")))),
+    (re.compile(r"\bitalics?\b|\bitalici[sz]", re.I), _Wrapper("* *", (("*", "*"), ("_", "_")))),
     (re.compile(r"`|\bbacktick", re.I), _Wrapper("` `", (("`", "`"),))),
     (re.compile(r"\$|\bdollar[ \t]+signs?|\bmath[ \t]+mode", re.I), _Wrapper("$ $", (("$", "$"),))),
     (re.compile(r"\bsingle[ \t]+quot|'[ \t]?'", re.I), _Wrapper("' '", (("'", "'"), ("‘", "’")))),
@@ -319,21 +327,40 @@ def _wrapper_in(text: str) -> _Wrapper | None:
     return None
 
 
-def _requested_wrapper(params: str, question: str) -> tuple[_Wrapper | None, str]:
+_ALTERNATIVES_RE = re.compile(r"[ \t]*(?:,|;|\bor\b|\beither\b)[ \t]*", re.I)
+
+
+def _wrapper_of(text: str) -> _Wrapper | None:
+    """The wrapper one stated alternative names (words, a symbol pair, ``\\boxed``)."""
+    text = text.strip()
+    if _BOXED_PARAM_RE.fullmatch(text):
+        return _BOXED
+    found = _wrapper_in(text)
+    if found:
+        return found
+    pair = _GENERIC_PAIR_RE.fullmatch(text)
+    if pair:
+        opener, closer = pair.groups()
+        return _Wrapper(f"{opener} {closer}", ((opener, closer),), len(opener) > 1)
+    return None
+
+
+def _requested_wrappers(params: str, question: str) -> tuple[list[_Wrapper], str]:
+    """The accepted wrappers: the parameters' alternatives ("a code block or a clearly
+    demarcated text box" -> two), else the wrapper the question's sentences name."""
     if params:
-        if _BOXED_PARAM_RE.fullmatch(params):
-            return _BOXED, "parameters"
-        found = _wrapper_in(params)
-        if found:
-            return found, "parameters"
-        pair = _GENERIC_PAIR_RE.fullmatch(params)
-        if pair:
-            opener, closer = pair.groups()
-            distinctive = len(opener) > 1
-            return _Wrapper(f"{opener} {closer}", ((opener, closer),), distinctive), "parameters"
+        whole = _wrapper_of(params)
+        parts = [p for p in _ALTERNATIVES_RE.split(params) if p and p.strip()]
+        named = [w for w in (_wrapper_of(p) for p in parts) if w is not None]
+        if len(named) > 1:
+            return list({w.label: w for w in named}.values()), "parameters"
+        if whole is not None:
+            return [whole], "parameters"
+        if named:
+            return named, "parameters"
     context = " ".join(sentences_matching(question, _WRAP_CONTEXT_RE))
     found = _wrapper_in(context) if context else None
-    return found, "question"
+    return ([found] if found else []), "question"
 
 
 def _is_answer(inner: str) -> bool:
@@ -341,12 +368,78 @@ def _is_answer(inner: str) -> bool:
     return bool(body) and not _LABEL_ONLY_RE.fullmatch(body)
 
 
+# A frame drawn around the answer: a top edge, one or more side lines, a bottom edge.
+_FRAME_TOP_RE = re.compile(r"[ \t]*[┌╔+][─═━-]{2,}[┐╗+][ \t]*")
+_FRAME_SIDE_RE = re.compile(r"[ \t]*[│║┃|](.*)[│║┃|][ \t]*")
+_FRAME_BOTTOM_RE = re.compile(r"[ \t]*[└╚+][─═━-]{2,}[┘╝+][ \t]*")
+# With no wrapper named anywhere, any of these counts (the authors' newest rule: any
+# recognised wrapper); the common pairs must enclose the whole final answer.
+_ANY_PAIRS = (("[", "]"), ("(", ")"), ("{", "}"), ("**", "**"), ("`", "`"), ('"', '"'))
+
+
+def _framed(response: str) -> str | None:
+    """The text inside the last frame drawn with box characters (or ``+---+``), if any."""
+    lines = response.splitlines()
+    found, inside = None, None
+    for line in lines:
+        if inside is None:
+            if _FRAME_TOP_RE.fullmatch(line):
+                inside = []
+            continue
+        side = _FRAME_SIDE_RE.fullmatch(line)
+        if side:
+            inside.append(side.group(1).strip())
+        elif _FRAME_BOTTOM_RE.fullmatch(line) and any(inside):
+            found, inside = " ".join(t for t in inside if t), None
+        else:
+            inside = [] if _FRAME_TOP_RE.fullmatch(line) else None
+    return found
+
+
+def _any_wrapper(response: str) -> Verdict:
+    for wrapper in (_BOX, *(w for _, w in _WRAPPER_CUES if w.anywhere and w.kind != "box")):
+        verdict = _wrapped(wrapper, response)
+        if verdict.score == 1.0:
+            return Verdict.passed(f"no wrapper named, any accepted: {verdict.reason}")
+    tag = re.search(r"<([A-Za-z][\w:-]*)>[^<]*\S[^<]*</\1>", response)
+    if tag:
+        return Verdict.passed(f"no wrapper named, any accepted: <{tag.group(1)}> tags")
+    answer = final_answer_or_last_line(response)
+    body = _LABEL_ONLY_RE.sub("", answer.text, count=1).strip(" \t.") if answer else ""
+    for opener, closer in _ANY_PAIRS:
+        inner = body[len(opener) : -len(closer)] if len(body) > len(opener + closer) else ""
+        if body.startswith(opener) and body.endswith(closer) and inner.strip():
+            return Verdict.passed(
+                f"no wrapper named, any accepted: {opener} {closer} encloses the final answer"
+            )
+    return Verdict.failed(
+        "no wrapper named, and the final answer is in none (\\boxed{}, frame, code fence, "
+        "[[ ]], tags, brackets, bold, quotes)"
+    )
+
+
 @register("general_wrap_up")
 def wrap_up(inp: CheckInput) -> Verdict:
-    wrapper, _ = _requested_wrapper(clean_parameters(inp.parameters), inp.question or "")
-    if wrapper is None:
-        return Verdict.unscored("no wrapper named in parameters or question")
-    response = inp.response
+    wrappers, _ = _requested_wrappers(clean_parameters(inp.parameters), inp.question or "")
+    if not wrappers:
+        return _any_wrapper(inp.response)
+    verdicts = [_wrapped(wrapper, inp.response) for wrapper in wrappers]
+    passed = next((v for v in verdicts if v.score == 1.0), None)
+    if passed is not None or len(verdicts) == 1:
+        return passed or verdicts[0]
+    labels = " or ".join(w.label for w in wrappers)
+    return Verdict.failed(f"none of {labels}: " + "; ".join(v.reason for v in verdicts))
+
+
+def _wrapped(wrapper: _Wrapper, response: str) -> Verdict:
+    if wrapper.kind == "box":
+        frame = _framed(response)
+        if frame:
+            return Verdict.passed(f"final answer in a drawn frame: {clip(frame)!r}")
+        box = last_boxed(response)
+        if box is not None and box.text.strip():
+            return Verdict.passed(f"final answer in \\boxed{{{clip(box.text)}}}")
+        return Verdict.failed("no box: no non-empty \\boxed{...} and no frame drawn around it")
     if wrapper.kind == "boxed":
         box = last_boxed(response)
         if box is None:
@@ -826,10 +919,33 @@ def _listed_options(rest: str) -> list[_Option]:
     ]
 
 
+_CHOICE_LIST_RE = re.compile(r"\bchoice[ \t]+list\b", re.I)
+_QUOTE_LINE_RE = re.compile(r"[ \t]*>[ \t]?(.*)")
+
+
+def _block_quote_options(text: str) -> list[_Option]:
+    """``> option`` lines after a ``CHOICE LIST`` header (the released form; the options may
+    be SMILES, names or labels): the first run of block-quote lines after the header."""
+    header = _CHOICE_LIST_RE.search(text)
+    if header is None:
+        return []
+    items: list[str] = []
+    for line in text[header.end() :].splitlines()[1:]:
+        quoted = _QUOTE_LINE_RE.fullmatch(line)
+        if quoted and quoted.group(1).strip():
+            items.append(quoted.group(1).strip())
+        elif items and line.strip():
+            break  # the run of options ended
+    return [_Option("", item) for item in dict.fromkeys(items)]
+
+
 def _options(params: str, question: str) -> tuple[list[_Option], str]:
     for source, text in (("parameters", params), ("question", question)):
         if not text:
             continue
+        quoted = _block_quote_options(text)
+        if quoted:
+            return quoted, source
         intro = _CHOICE_INTRO_RE.search(text)
         if intro:
             rest = text[intro.end() :]
@@ -861,13 +977,18 @@ def _label_pattern(label: str) -> re.Pattern[str]:
 
 
 def _option_hits(
-    option: _Option, text: str, lowered: str, limit: int = 50
+    option: _Option, text: str, lowered: str, limit: int = 50, case_sensitive: bool = False
 ) -> list[tuple[int, int]]:
     """Where ``option`` is named in ``text`` (``lowered`` is ``text.lower()``)."""
     patterns: list[tuple[re.Pattern[str], str]] = []
     if option.text:
-        esc = re.escape(option.text.lower())
-        patterns.append((re.compile(rf"{esc}(?<!\w{esc})(?!\w)"), lowered))
+        wanted = option.text if case_sensitive else option.text.lower()
+        if (text if case_sensitive else lowered).find(wanted) < 0:
+            wanted = ""  # not there at all: skip compiling a pattern for it
+        if wanted:
+            esc = re.escape(wanted)
+            pattern = re.compile(rf"{esc}(?<!\w{esc})(?!\w)")
+            patterns.append((pattern, text if case_sensitive else lowered))
     if option.label:
         if text.strip(" \t*.()[]{}\"'`:") == option.label:
             return [(0, len(text))]
@@ -881,16 +1002,68 @@ def _option_hits(
     return hits
 
 
+def _case_sensitive(options: list[_Option]) -> bool:
+    """Options are matched ignoring case unless case tells them apart (``c1ccccc1`` and
+    ``C1CCCCC1``) or they are all SMILES, where case is meaning (aromatic ``c``)."""
+    texts = [o.text for o in options if o.text]
+    if len({t.lower() for t in texts}) < len(set(texts)):
+        return True
+    return bool(texts) and all(smiles_shaped(t) and not t.isalpha() for t in texts)
+
+
 def _named_options(options: list[_Option], text: str) -> list[_Option]:
-    """Options named in ``text``; a hit inside a longer hit of another option is dropped."""
+    """Options named in ``text``; a hit inside a longer hit of another option is dropped.
+
+    One sweep over all hits sorted by start (longest first): a hit is dominated when a hit
+    of another option that starts no later reaches at least as far and is longer. Keeping
+    the two farthest-reaching hits of distinct options seen so far makes it linear in the
+    number of hits, not quadratic in the number of options."""
     lowered = text.lower()
-    hits = {i: _option_hits(option, text, lowered) for i, option in enumerate(options)}
-    named = []
-    for i, own in hits.items():
-        others = [h for j, hs in hits.items() if j != i for h in hs]
-        if any(not any(a <= s and e <= b and (b - a) > (e - s) for a, b in others) for s, e in own):
-            named.append(options[i])
-    return named
+    exact = _case_sensitive(options)
+    hits = sorted(
+        (start, -end, i)
+        for i, option in enumerate(options)
+        for start, end in _option_hits(option, text, lowered, case_sensitive=exact)
+    )
+    named: set[int] = set()
+    best: list[tuple[int, int, int]] = []  # (end, start, option) of the two farthest reaches
+    for start, neg_end, i in hits:
+        end = -neg_end
+        other = next((b for b in best if b[2] != i), None)
+        if other is None or not (other[0] > end or (other[0] == end and other[1] < start)):
+            named.add(i)
+        best = _two_farthest([*best, (end, start, i)])
+    return [options[i] for i in sorted(named)]
+
+
+def _two_farthest(reaches: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """The farthest-reaching hit, and the farthest of an option other than its own."""
+    reaches.sort(key=lambda r: (-r[0], r[1]))
+    first = reaches[0]
+    second = next((r for r in reaches[1:] if r[2] != first[2]), None)
+    return [first, second] if second else [first]
+
+
+def _same_molecule(options: list[_Option], text: str) -> list[_Option]:
+    """SMILES options named by an equivalent SMILES (``OCC`` for ``CCO``): each token of
+    ``text`` that parses is compared with the options by canonical SMILES."""
+    canonical: dict[str, int] = {}
+    for i, option in enumerate(options):
+        mol, _ = parse_smiles(option.text) if option.text else (None, "")
+        if mol is None:
+            return []  # not a list of molecules
+        canonical.setdefault(Chem.MolToSmiles(mol), i)
+    found: dict[int, None] = {}
+    for k, m in enumerate(re.finditer(r"[^\s,;]+", text)):
+        if k >= 200:
+            break
+        token = m.group().strip("`*'\"“”.()[]{}:")
+        if not smiles_shaped(token):
+            continue
+        mol, _ = parse_smiles(token)
+        if mol is not None and Chem.MolToSmiles(mol) in canonical:
+            found[canonical[Chem.MolToSmiles(mol)]] = None
+    return [options[i] for i in found]
 
 
 @register("general_choose_from")
@@ -899,10 +1072,12 @@ def choose_from(inp: CheckInput) -> Verdict:
     if not options:
         return Verdict.unscored("options to choose from not found in parameters or question")
     text, where = scoped_text(inp.response, _scope(inp, _CHOICE_KEY, default="final"))
-    named = _named_options(options, text)
+    named, how = _named_options(options, text), ""
+    if not named:
+        named, how = _same_molecule(options, text), " (the same molecule, written differently)"
     if len(named) == 1:
         return Verdict.passed(
-            f"one of {len(options)} options (from the {source}) named in {where}: {named[0]}"
+            f"one of {len(options)} options (from the {source}) named in {where}: {named[0]}{how}"
         )
     if not named:
         listed = _show([str(o) for o in options], 4)
@@ -965,6 +1140,7 @@ _QUESTION_POSITION_RE = re.compile(
 _ANSWER_SENTENCE_RE = re.compile(r"\b(?:answer|result|conclusion)s?\b", re.I)
 _BOXED_START_RE = re.compile(r"\\(?:boxed|fbox)\b")
 _SENTENCE_BREAK_RE = re.compile(r"(?<=[.!?])\s+")
+_CLOSING = " \t\r\n*`~$.}])\\"
 
 
 def _required_position(params: str, question: str) -> tuple[set[str], str]:
@@ -1052,6 +1228,15 @@ def response_structure(inp: CheckInput) -> Verdict:
             return 0 < i < last
 
     hits = [i for i, (_, end) in zip(indices, occurrences, strict=True) if check(i, end)]
+    if not hits and position == "end":
+        # A final answer of several lines (a list, a table, a fenced block) under its
+        # marker is at the end when nothing but closing punctuation follows it.
+        span = final_answer(response)
+        if span is not None and span.text and not response[span.end :].strip(_CLOSING):
+            lines = response.count("\n", span.start, span.end) + 1
+            return Verdict.passed(
+                f"final answer at the end: the last {_plural(lines, 'line')} of the response"
+            )
     if hits:
         return Verdict.passed(
             f"final answer at the {position}: {kind} {hits[0] + 1} of {len(units)}"
