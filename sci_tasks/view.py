@@ -1,0 +1,453 @@
+"""``sci-view RUN_OR_SWEEP [--out FILE]``: one self-contained HTML page to browse every sample.
+
+Works on any folder holding lm-eval output written with ``--log_samples``: a ``sci-eval`` run
+(``<run>/<model>/results_*.json`` + ``samples_<task>_*.jsonl``), a sweep folder (one job
+folder per model x task set), or stock ``lm_eval --output_path`` output. Every folder with a
+results file is one *run* (one model). The page has, per task, a summary (headline metrics
+with bootstrap ± from ``sci_tasks.stats``, sample counts), then every sample: prompt,
+images (downsized, embedded as data URLs), response, the filtered text that was scored, the
+target, and each check's verdict (pass / fail / partial / unscored), group, reason and
+judge: SciMIF's per-constraint verdicts (the ``drfr`` entry of a logged sample), SPM-Bench's
+parsed answer (``delta`` record), SciGen-Verify's judgement / explanation / edit cascade
+(``acc_a`` record). The same document answered by several runs is shown side by side.
+
+No server and no network: CSS and JS are inline, the data is one JSON block that the
+page's script reads with ``JSON.parse`` and puts on the page as text only (``textContent``),
+so a response holding ``</script>`` or ``<img onerror=...>`` is shown, never run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import io
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from sci_tasks import stats
+from sci_tasks.data.jsonl import read_objects
+from sci_tasks.data.locate import DataError
+from sci_tasks.report import newest_samples
+
+OUT_NAME = "sci-view.html"
+TEMPLATE = "view.jinja"
+_SKIP = {"scores", "report", "leaderboard"}  # sci-score / sci-report / sci-leaderboard output
+THUMB = 360  # pixels, longest side of an embedded image
+
+# headline metrics of a task's summary, by task-name prefix (lm-eval names, filter "none")
+HEADLINES: dict[str, tuple[str, ...]] = {
+    "scimif": ("csr", "isr", "drfr", "correct", "unscored_rate"),
+    "spm_bench": ("em", "spc", "sip_f1", "f1", "delta", "ece", "unparsed_rate"),
+    "scigen_verify": ("acc_a", "acc_e", "acc_i", "unparsed_rate"),
+    "scigen_rubric": ("rr", "nhr", "sf1", "rubric_unparsed"),
+}
+_NOT_METRICS = {"alias", "name", "sample_len", "sample_count", "samples"}
+
+
+@dataclass
+class Run:
+    """One folder of results and samples files: one model's run (or a job of a sweep)."""
+
+    folder: Path
+    label: str
+    model: str
+    results: dict[str, Any] = field(default_factory=dict)  # task -> lm-eval's results dict
+    n_samples: dict[str, Any] = field(default_factory=dict)
+    samples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # task -> records
+    problems: list[str] = field(default_factory=list)
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def find_runs(root: Path) -> list[Run]:
+    """Every folder under ``root`` (``root`` included) holding samples files, as a run."""
+    root = Path(root)
+    folders = sorted(
+        {
+            p.parent
+            for p in root.rglob("samples_*.jsonl")
+            if not _SKIP & set(p.relative_to(root).parts[:-1])
+        }
+    )
+    runs = [read_run(root, folder) for folder in folders]
+    _unique_labels(runs)
+    return runs
+
+
+def read_run(root: Path, folder: Path) -> Run:
+    rel = folder.relative_to(root).as_posix()
+    results_files = sorted(folder.glob("results_*.json"), key=lambda p: p.name)
+    run = Run(folder, rel if rel != "." else folder.name, folder.name)
+    for path in results_files:  # oldest first: a newer results file overrides a task
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            run.problems.append(f"{path}: unreadable results file: {exc}")
+            continue
+        run.model = str(data.get("model_name") or _model_of(data) or run.model)
+        run.results.update(data.get("results") or {})
+        run.n_samples.update(data.get("n-samples") or {})
+    try:
+        newest = newest_samples(folder, "")
+    except ValueError:  # samples here and in a deeper folder: each folder is its own run
+        newest = {}
+        for path in sorted(folder.glob("samples_*.jsonl"), key=lambda p: p.name):
+            newest[path.stem.removeprefix("samples_").rsplit("_", 1)[0]] = path
+    for task, path in sorted(newest.items()):
+        if path.parent != folder:
+            continue  # a deeper folder is its own run
+        records: list[dict[str, Any]] = []
+        try:
+            for _, _, record in read_objects(path):
+                records.append(record)
+        except (OSError, DataError) as exc:
+            run.problems.append(f"{exc} (the file's other samples are shown)")
+        run.samples[task] = records
+    return run
+
+
+def _model_of(results: Mapping[str, Any]) -> str | None:
+    args = (results.get("config") or {}).get("model_args") or {}
+    if isinstance(args, dict):
+        return args.get("model") or args.get("pretrained")
+    return None
+
+
+def _unique_labels(runs: list[Run]) -> None:
+    """A run is labelled by its model; by model and folder when two runs share a model."""
+    counts: dict[str, int] = {}
+    for r in runs:
+        counts[r.model] = counts.get(r.model, 0) + 1
+    for r in runs:
+        if counts[r.model] > 1:
+            r.label = f"{r.model} ({r.label})"
+        else:
+            r.label = r.model
+
+
+# --- one sample as the page shows it ----------------------------------------------------------
+
+
+def verdict_of(score: Any) -> str:
+    if score is None or (isinstance(score, float) and math.isnan(score)):
+        return "unscored"
+    if score >= 1.0:
+        return "pass"
+    return "fail" if score <= 0.0 else "partial"
+
+
+def _check(
+    name: str, score: Any, group: str = "", reason: str = "", judge: Any = None
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "score": None if verdict_of(score) == "unscored" else score,
+        "verdict": verdict_of(score),
+        "group": group or "",
+        "reason": reason or "",
+        "judge": judge or "",
+    }
+
+
+def checks_of(task: str, record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The verdicts of one logged sample, one per check, in the page's common form."""
+    drfr = record.get("drfr")
+    if isinstance(drfr, dict) and "constraints" in drfr:
+        return [
+            _check(
+                v.get("constraint") or f"(unknown) {v.get('name')}",
+                v.get("score"),
+                v.get("group") or "",
+                v.get("reason") or "",
+                v.get("judge"),
+            )
+            for v in drfr["constraints"]
+        ]
+    spm = record.get("delta")
+    if isinstance(spm, dict) and "gold" in spm:
+        pred = ", ".join(spm.get("prediction") or []) or "(none)"
+        gold = ", ".join(spm.get("gold") or [])
+        note = spm.get("parse_note") or ""
+        reason = f"predicted {pred}; gold {gold}" + (f"; {note}" if note else "")
+        return [_check("answer (EM)", spm.get("em"), spm.get("field") or "", reason)]
+    verify = record.get("acc_a")
+    if isinstance(verify, dict) and "judgement" in verify:
+        category = verify.get("category") or ""
+        return [
+            _check("judgement (Acc_a)", verify.get("acc_a"), category,
+                   verify.get("parse_note") or f"judgement {verify.get('judgement')}, "
+                   f"label {verify.get('label')}"),
+            _check("explanation (Acc_e)", verify.get("acc_e"), category,
+                   verify.get("acc_e_reason") or "", verify.get("acc_e_judge")),
+            _check("edit (Acc_i)", verify.get("acc_i"), category,
+                   verify.get("acc_i_reason") or "", verify.get("acc_i_judge")),
+        ]  # fmt: skip
+    return []
+
+
+def values_of(record: Mapping[str, Any]) -> list[list[str]]:
+    """(name, value) of every per-sample value worth reading: scalar metrics, and the scalar
+    or short-list fields of a metric's record (SPM-Bench's parsed answer, ...)."""
+    out: list[list[str]] = []
+    seen: set[tuple[str, str]] = set()
+    for metric in record.get("metrics") or []:
+        value = record.get(metric)
+        items: Iterable[tuple[str, Any]]
+        if isinstance(value, dict):
+            items = [
+                (f"{metric}.{k}" if k in ("score", "value") else k, v)
+                for k, v in value.items()
+                if k != "constraints"
+            ]
+        else:
+            items = [(metric, value)]
+        for name, v in items:
+            if isinstance(v, (dict,)) or (isinstance(v, list) and len(json.dumps(v)) > 300):
+                continue
+            text = _text(v)
+            if (name, text) not in seen:
+                seen.add((name, text))
+                out.append([name, text])
+    return out
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, float):
+        return "NaN" if math.isnan(value) else f"{value:.4g}"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def prompt_of(record: Mapping[str, Any]) -> str:
+    """The prompt lm-eval sent: chat messages as ``[role]`` blocks, else the raw text."""
+    args = (record.get("arguments") or {}).get("gen_args_0") or {}
+    raw = args.get("arg_0", "")
+    try:
+        messages = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return str(raw)
+    if isinstance(messages, list) and all(isinstance(m, dict) for m in messages):
+        blocks = []
+        for m in messages:
+            content = m.get("content")
+            if isinstance(content, list):  # OpenAI content parts
+                content = "\n".join(
+                    str(p.get("text", f"[{p.get('type')}]")) if isinstance(p, dict) else str(p)
+                    for p in content
+                )
+            blocks.append(f"[{m.get('role', '?')}]\n{content}")
+        return "\n\n".join(blocks)
+    return str(raw)
+
+
+def image_paths(doc: Mapping[str, Any]) -> list[str]:
+    paths: list[str] = []
+    for key in ("images", "image", "source_images"):
+        value = doc.get(key)
+        for item in [value] if isinstance(value, str) else value or []:
+            if isinstance(item, str) and item not in paths:
+                paths.append(item)
+    return paths
+
+
+def thumbnail(path: Path) -> str:
+    """A downsized copy of the image as a ``data:`` URL (PNG, or JPEG when smaller)."""
+    from PIL import Image
+
+    with Image.open(path) as opened:
+        opened.thumbnail((THUMB, THUMB))
+        im = opened.convert("RGBA") if opened.mode in ("P", "LA") else opened.copy()
+        png = io.BytesIO()
+        im.save(png, format="PNG", optimize=True)
+        best, mime = png.getvalue(), "image/png"
+        if len(best) > 40_000:
+            jpeg = io.BytesIO()
+            im.convert("RGB").save(jpeg, format="JPEG", quality=82)
+            if len(jpeg.getvalue()) < len(best):
+                best, mime = jpeg.getvalue(), "image/jpeg"
+    return f"data:{mime};base64,{base64.b64encode(best).decode('ascii')}"
+
+
+def _first(value: Any) -> str:
+    while isinstance(value, list) and value:
+        value = value[0]
+    return "" if value is None or value == [] else str(value)
+
+
+# --- the page --------------------------------------------------------------------------------
+
+
+def summary_rows(run: Run, task: str, iters: int) -> list[list[str]]:
+    """(metric, value ± stderr, how) for the task's headline metrics in ``run``."""
+    results = run.results.get(task) or {}
+    records = run.samples.get(task) or []
+    prefix = next((p for p in HEADLINES if task.startswith(p)), None)
+    names = list(HEADLINES[prefix]) if prefix else _numeric_metrics(results)
+    rows = []
+    for name in names:
+        key = f"{name},none"
+        if name in stats.SAMPLE_PARTS and any(name in r for r in records):
+            est = stats.metric_estimate(name, records, iters=iters)
+            rows.append([name, stats.fmt(est), f"bootstrap over {est.n} samples"])
+        elif key in results or name in results:
+            value = results.get(key, results.get(name))
+            err = results.get(f"{name}_stderr,none")
+            text = _text(value) if not isinstance(value, float) else stats.fmt(
+                stats.Estimate(value, err if isinstance(err, (int, float)) else math.nan, 0)
+            )  # fmt: skip
+            rows.append([name, text, "lm-eval" if isinstance(err, (int, float)) else "results"])
+    return rows
+
+
+def _numeric_metrics(results: Mapping[str, Any]) -> list[str]:
+    names = []
+    for key, v in results.items():
+        metric = key.split(",")[0]
+        if metric in _NOT_METRICS or "_stderr" in key or isinstance(v, bool):
+            continue
+        if isinstance(v, (int, float)) and metric not in names:
+            names.append(metric)
+    return names
+
+
+def build_page(root: Path, runs: Sequence[Run], iters: int = stats.ITERS) -> str:
+    images: dict[str, str] = {}  # path -> id; the data URLs once each
+    image_data: dict[str, str] = {}
+    problems = [p for r in runs for p in r.problems]
+    samples = []
+    for ri, run in enumerate(runs):
+        for task, records in run.samples.items():
+            for record in records:
+                doc = record.get("doc") or {}
+                ids = []
+                for raw in image_paths(doc):
+                    if raw not in images:
+                        path = Path(raw) if Path(raw).is_absolute() else run.folder / raw
+                        images[raw] = f"i{len(images)}"
+                        try:
+                            image_data[images[raw]] = thumbnail(path)
+                        except (OSError, ValueError) as exc:
+                            image_data[images[raw]] = ""
+                            problems.append(f"image {raw} (task {task}): {exc}")
+                    ids.append(images[raw])
+                scored = any(m in record for m in record.get("metrics") or [])
+                samples.append(
+                    {
+                        "run": ri,
+                        "task": task,
+                        "doc_id": record.get("doc_id"),
+                        "key": "|".join(stats.sample_key(task, record)),
+                        "doc": str(doc.get("id", record.get("doc_id"))),
+                        "prompt": prompt_of(record),
+                        "images": ids,
+                        "image_names": [Path(p).name for p in image_paths(doc)],
+                        "response": _first(record.get("resps")),
+                        "filtered": _first(record.get("filtered_resps")),
+                        "target": _first(record.get("target")),
+                        "checks": checks_of(task, record),
+                        "values": values_of(record),
+                        "scored": scored,
+                    }
+                )
+    tasks = sorted({t for r in runs for t in r.samples})
+    summaries = []
+    for task in tasks:
+        rows = []
+        for run in runs:
+            if task in run.samples:
+                n = run.n_samples.get(task) or {}
+                count = f"{len(run.samples[task])}"
+                if isinstance(n, dict) and n.get("original"):
+                    count += f" of {n['original']}"
+                cells = {name: (text, how) for name, text, how in summary_rows(run, task, iters)}
+                rows.append({"run": run.label, "n": count, "cells": cells})
+        columns = list(dict.fromkeys(name for row in rows for name in row["cells"]))
+        summaries.append(
+            {"task": task, "alias": _alias(runs, task), "columns": columns, "rows": rows}
+        )
+    data = {
+        "runs": [{"label": r.label, "folder": _rel(r.folder, root)} for r in runs],
+        "samples": samples,
+        "images": image_data,
+    }
+    template = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    source = (files("sci_tasks.templates") / TEMPLATE).read_text(encoding="utf-8")
+    return template.from_string(source).render(
+        title=f"sci-view: {root.name}",
+        root=str(root),
+        runs=runs,
+        summaries=summaries,
+        problems=problems,
+        iters=iters,
+        data_json=script_json(data),
+    )
+
+
+def script_json(data: Any) -> Markup:
+    """JSON safe inside ``<script type="application/json">``: ``<``, ``>``, ``&`` and the
+    line separators as ``\\u`` escapes, so no text can close the element."""
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, default=str)
+    for char, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                      ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):  # fmt: skip
+        text = text.replace(char, esc)
+    return Markup(text)
+
+
+def _alias(runs: Sequence[Run], task: str) -> str:
+    for r in runs:
+        alias = (r.results.get(task) or {}).get("alias")
+        if alias:
+            return str(alias).strip()
+    return task
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix() or "."
+    except ValueError:
+        return str(path)
+
+
+def write_view(root: Path, out: Path | None = None, iters: int = stats.ITERS) -> Path:
+    root = Path(root).resolve()
+    runs = find_runs(root)
+    if not runs:
+        raise ValueError(
+            f"no samples_*.jsonl under {root}: run lm_eval / sci-eval with --log_samples"
+        )
+    out = Path(out) if out else root / OUT_NAME
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(build_page(root, runs, iters), encoding="utf-8")
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="sci-view", description=(__doc__ or "").splitlines()[0].split(": ", 1)[-1]
+    )
+    parser.add_argument("path", type=Path, help="a run, sweep or lm_eval --output_path folder")
+    parser.add_argument("--out", type=Path, default=None, help=f"page to write (PATH/{OUT_NAME})")
+    parser.add_argument(
+        "--iters", type=int, default=stats.ITERS, help="bootstrap resamples for the ± figures"
+    )
+    args = parser.parse_args(None if argv is None else list(argv))
+    if not args.path.is_dir():
+        parser.error(f"{args.path} is not a folder")
+    try:
+        print(write_view(args.path, args.out, args.iters))
+    except ValueError as exc:
+        parser.exit(1, f"sci-view: {exc}\n")
+
+
+if __name__ == "__main__":
+    main()
