@@ -32,8 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sci_tasks.metrics import judge as judges
-from sci_tasks.metrics.judge import JudgeClient, JudgeRequest
+from sci_tasks.metrics.judge import JudgeClient, JudgeRequest, prefetch
 from sci_tasks.metrics.verify_parse import strip_reasoning
 from sci_tasks.prompts import render, version
 
@@ -275,7 +274,8 @@ def _values(s: Structural) -> dict[str, Any]:
 def process_results(doc: dict[str, Any], results: list[str | None]) -> dict[str, Any]:
     """Per-rubric values; the full record (points, weights, match matrix, judge) rides in
     ``rubric_points``."""
-    record = score_rubric(doc, results[0] if results else "", judges.active())
+    response = results[0] if results else ""
+    record = score_rubric(doc, response, prefetch.judge_in_force(doc, response))
     domain = record["domain"]
     return {
         "rr": {"value": record["rr"], "domain": domain},

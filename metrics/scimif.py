@@ -34,9 +34,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sci_tasks.metrics import judge as judges
 from sci_tasks.metrics.constraints.registry import CheckInput, ConstraintResult, evaluate
-from sci_tasks.metrics.judge import JudgeClient, JudgeRequest
+from sci_tasks.metrics.judge import JudgeClient, JudgeRequest, prefetch
 from sci_tasks.prompts import render, version
 
 Scores = Sequence[float | None]  # one sample's constraint scores, None = unscored
@@ -241,7 +240,7 @@ def crossing(pairs: Iterable[tuple[float | None, float | None]]) -> dict[str, fl
 def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
     """Per-sample values for lm-eval; the constraint verdicts ride along in ``drfr`` so
     that ``--log_samples`` shows, for each constraint, its score and reason."""
-    judge = judges.active()
+    judge = prefetch.judge_in_force(doc, results[0])  # sends the task's judge calls at once
     verdicts = score_sample(doc, results[0], judge)
     log = constraint_log(doc, verdicts)
     scores = scores_of(log)

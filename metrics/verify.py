@@ -26,8 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sci_tasks.images import budget_of, judge_files
-from sci_tasks.metrics import judge as judges
-from sci_tasks.metrics.judge import JudgeClient, JudgeReply, JudgeRequest
+from sci_tasks.metrics.judge import JudgeClient, JudgeReply, JudgeRequest, prefetch
 from sci_tasks.metrics.verdict import Verdict
 from sci_tasks.metrics.verify_parse import VerifyParse, parse_verification
 from sci_tasks.prompts import render, version
@@ -198,7 +197,8 @@ def process_results(doc: dict[str, Any], results: list[str | None]) -> dict[str,
     """Per-sample values for the task YAML's metrics. The full record rides in ``acc_a``
     (read by ``sci_tasks.report.scigen_verify``); ``acc_e`` / ``acc_i`` carry their score
     with the sample's category and discipline."""
-    record = score_sample(doc, results[0] if results else "", judges.active())
+    response = results[0] if results else ""
+    record = score_sample(doc, response, prefetch.judge_in_force(doc, response))
     where = {"category": record["category"], "discipline": record["discipline"]}
     negative = not record["label"]
     return {
