@@ -2325,10 +2325,24 @@ _ARTICLE_RE = re.compile(r"^(?:an?|the)[ \t]+", re.I)
 _LABEL_END = r"[.;:!?]|,[ \t]+(?:and|then)[ \t]|[ \t]and[ \t]+(?:wrap|give|put|state|write)"
 
 
+# "Direct_or_indirect is a discrete property.": the property's name lists its labels.
+_NAMED_PROPERTY_RE = re.compile(
+    r"^[ \t]*(?:the[ \t]+)?[\"'`]?([A-Za-z][\w-]{0,60})[\"'`]?[ \t]+is[ \t]+an?[ \t]+"
+    r"(?:discrete|categorical|continuous|numerical)\b",
+    re.I,
+)
+_OR_NAME_RE = re.compile(r"[_ -]or[_ -]", re.I)
+
+
 def _label_set(params: str, question: str) -> tuple[list[_Option], str]:
     options, _ = _options(params, "")
     if len(options) >= 2:
         return options, "parameters"
+    named = _NAMED_PROPERTY_RE.match(params)
+    if named and _OR_NAME_RE.search(named.group(1)):
+        labels = [w.replace("_", " ").strip() for w in _OR_NAME_RE.split(named.group(1))]
+        if len(labels) >= 2 and all(labels):
+            return [_Option("", w) for w in labels], "property name in the parameters"
     found: list[list[str]] = []
     for sentence in sentences(question):
         if not (_DISCRETE_RE.search(sentence) or re.search(r"\bwhether\b", sentence, re.I)):

@@ -862,9 +862,11 @@ _FIRST_WORDS = frozenset(
 @functools.lru_cache(maxsize=65536)
 def _may_start_unit(word: str) -> bool:
     """Whether a unit can begin with this letter run (a cheap filter before parsing)."""
+    low = word.lower()
+    if low in ("wt", "at", "vol"):  # wt% / at% / vol%: "at" is also a word, read on
+        return True
     if word in _NOT_UNITS:
         return False
-    low = word.lower()
     if low in _FIRST_WORDS or low.startswith(tuple(_PREFIX_WORDS)):
         return True
     return bool(
@@ -872,7 +874,6 @@ def _may_start_unit(word: str) -> bool:
         or _name_reading(word)
         or _glued_readings(word)
         or (len(word) >= 2 and _folded_readings(word))
-        or low in ("wt", "at", "vol")
     )
 
 
