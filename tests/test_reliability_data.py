@@ -24,7 +24,7 @@ def _fresh() -> None:
 
 def load_chemistry(tmp_path: Path, second_line: bytes) -> None:
     root = tmp_path / "scimif"
-    root.mkdir()
+    root.mkdir(parents=True)
     (root / "chemistry.jsonl").write_bytes(GOOD.encode() + b"\n" + second_line + b"\n")
     scimif.load("chem", locate("scimif", {"SCIMIF_DATA_DIR": str(root)}))
 
