@@ -26,9 +26,13 @@ from typing import Any
 
 from tabulate import tabulate
 
+from sci_tasks import stats
+from sci_tasks.data.jsonl import read_objects
+from sci_tasks.data.locate import DataError
 from sci_tasks.data.scimif import SHORT
 from sci_tasks.manifest import MANIFEST
 from sci_tasks.metrics.constraints.registry import Group
+from sci_tasks.report import newest_samples
 from sci_tasks.report import scimif as scimif_report
 
 OUT_NAME = "leaderboard"
@@ -201,6 +205,9 @@ class ModelRow:
     standard: dict[tuple[str, str], float] = field(default_factory=dict)  # (task, key)
     scimif_disciplines: list[str] = field(default_factory=list)
     bundled: list[str] = field(default_factory=list)
+    # column -> (task, logged sample) behind its value, and its bootstrap standard error
+    samples: dict[str, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)
+    stderr: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -284,6 +291,7 @@ def _model_row(model: str, jobs: list[Job], notes: list[str]) -> ModelRow:
     _pooled(row, entries, SPM_GROUP, SPM_TASKS, SPM_METRICS, "SPM-Bench", notes)
     _pooled(row, entries, VERIFY_GROUP, VERIFY_TASKS, VERIFY_METRICS, "SciGen-Verify", notes)
     _standard(row, entries)
+    _uncertainty(row, entries, notes)
     for e in entries.values():
         if e.task.startswith(OUR_PREFIXES) and _num(e.values.get("bundled_samples,none")) > 0:
             bench = next(v for k, v in BENCHMARKS.items() if e.task.startswith(k))
@@ -410,6 +418,94 @@ def _standard(row: ModelRow, entries: Mapping[str, Entry]) -> None:
             row.standard[(task, key)] = _num(e.values.get(key))
 
 
+# --- bootstrap standard errors and paired differences (sci_tasks.stats) ------------------
+
+
+# column -> (metric, source tasks, lm-eval group whose job's samples are used when present)
+def _bootstrap_columns() -> dict[str, tuple[str, tuple[str, ...], str | None]]:
+    cols: dict[str, tuple[str, tuple[str, ...], str | None]] = {}
+    for d, task in SCIMIF_TASK.items():
+        for label, key in SCIMIF_METRICS:
+            cols[f"SciMIF {d} {label}"] = (key.split(",")[0], (task,), None)
+    for title, group, tasks, metrics in (
+        ("SPM-Bench", SPM_GROUP, SPM_TASKS, SPM_METRICS),
+        ("SciGen-Verify", VERIFY_GROUP, VERIFY_TASKS, VERIFY_METRICS),
+    ):
+        for label, key in metrics:
+            metric = key.split(",")[0]
+            if metric in stats.SAMPLE_PARTS:  # Delta is no ratio of sums: no ± for it
+                cols[f"{title} {label}"] = (metric, tuple(tasks), group)
+    return cols
+
+
+BOOTSTRAP_COLUMNS = _bootstrap_columns()
+
+
+def _uncertainty(row: ModelRow, entries: Mapping[str, Entry], notes: list[str]) -> None:
+    """The logged samples behind each bootstrap column of ``row`` (the job its value came
+    from) and their bootstrap standard error; SciMIF Overall combines the disciplines'
+    errors (independent samples: sqrt of the summed variances over the count)."""
+    cache: dict[tuple[str, str], list[dict[str, Any]] | None] = {}
+    for column, (metric, tasks, group) in BOOTSTRAP_COLUMNS.items():
+        if math.isnan(row.values.get(column, math.nan)):
+            continue
+        pairs: list[tuple[str, dict[str, Any]]] = []
+        for task in tasks:
+            chosen = entries.get(group) if group else None  # the group's job, when present
+            chosen = chosen or entries.get(task)
+            source = chosen.job if chosen else None
+            if source is None or source.results_file is None:
+                continue
+            key = (source.name, task)
+            if key not in cache:
+                cache[key] = _logged(source, task, row.model, notes)
+            pairs += [(task, r) for r in cache[key] or []]
+        if pairs:
+            row.samples[column] = pairs
+            row.stderr[column] = stats.metric_estimate(metric, (r for _, r in pairs)).stderr
+    isr = [row.stderr.get(f"SciMIF {d} ISR", math.nan) for d in row.scimif_disciplines]
+    if isr:
+        row.stderr["SciMIF Overall"] = math.sqrt(sum(e * e for e in isr)) / len(isr)
+
+
+def _logged(job: Job, task: str, model: str, notes: list[str]) -> list[dict[str, Any]] | None:
+    """The task's logged samples in ``job`` (None, with a note, when there are none)."""
+    assert job.results_file is not None
+    path = newest_samples(job.results_file.parent, task).get(task)
+    if path is None:
+        return None  # run without log_samples: no ±, as for any value without samples
+    try:
+        return [record for _, _, record in read_objects(path)]
+    except (OSError, DataError) as exc:
+        notes.append(f"`{model}`: no ± for `{task}` of `{job.name}`: {exc}")
+        return None
+
+
+@dataclass(frozen=True)
+class Pairwise:
+    a: str
+    b: str
+    column: str
+    difference: stats.Difference
+
+
+def pairwise(board: Leaderboard) -> list[Pairwise]:
+    """For each pair of models and each column both have samples for: the paired
+    bootstrap difference (a - b) on the documents both answered, with its 95% interval."""
+    out = []
+    for i, a in enumerate(board.rows):
+        for b in board.rows[i + 1 :]:
+            for column, (metric, _, _) in BOOTSTRAP_COLUMNS.items():
+                if column in a.samples and column in b.samples:
+                    diff = stats.paired_difference(
+                        stats.keyed_parts(metric, a.samples[column]),
+                        stats.keyed_parts(metric, b.samples[column]),
+                    )
+                    if diff.n:
+                        out.append(Pairwise(a.model, b.model, column, diff))
+    return out
+
+
 def _all_subtasks(group: str, tree: Mapping[str, list[str]]) -> set[str]:
     out: set[str] = set()
     for sub in tree.get(group, []):
@@ -464,9 +560,17 @@ def write(board: Leaderboard, out_dir: Path) -> list[Path]:
         writer = csv.writer(fh)
         writer.writerow(JOB_COLUMNS)
         writer.writerows(_job_cells(job, board.sweep_dir) for job in board.jobs)
+    pairs_path = out_dir / "pairwise.csv"
+    with pairs_path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(PAIRWISE_COLUMNS)
+        for p in pairwise(board):
+            d = p.difference
+            writer.writerow([p.a, p.b, p.column, *(_csv(v, "") for v in
+                             (d.diff, d.low, d.high, d.stderr)), d.n])  # fmt: skip
     md_path = out_dir / "leaderboard.md"
     md_path.write_text(markdown(board, plots), encoding="utf-8")
-    return [md_path, csv_path, jobs_path, *plots]
+    return [md_path, csv_path, jobs_path, pairs_path, *plots]
 
 
 def _csv(value: float, column: str) -> str:
@@ -503,9 +607,54 @@ def _rel(path: Path | None, root: Path) -> str:
         return str(path)
 
 
+def _pm(row: ModelRow, column: str) -> str:
+    """`` ± <bootstrap stderr>`` when the column's value has one."""
+    err = row.stderr.get(column, math.nan)
+    return (
+        "" if math.isnan(err) or math.isnan(row.values.get(column, math.nan)) else f" ± {err:.4f}"
+    )
+
+
+PAIRWISE_COLUMNS = ["model a", "model b", "column", "a - b", "95% low", "95% high", "stderr",
+                    "paired samples"]  # fmt: skip
+
+
+def _pairwise_markdown(pairs: Sequence[Pairwise]) -> list[str]:
+    lines = [
+        "## Paired differences",
+        "",
+        f"a - b on the documents both models answered (matched by task and lm-eval's "
+        f"`doc_hash`), {stats.ITERS} paired bootstrap resamples (seeded), 95% percentile "
+        "interval; **bold**: the interval excludes 0.",
+        "",
+    ]
+    for a, b in dict.fromkeys((p.a, p.b) for p in pairs):
+        body = []
+        for p in pairs:
+            if (p.a, p.b) != (a, b):
+                continue
+            d = p.difference
+            diff = "n/a" if math.isnan(d.diff) else f"{d.diff:+.4f}"
+            interval = "n/a" if math.isnan(d.low) else f"[{d.low:+.4f}, {d.high:+.4f}]"
+            if d.significant:
+                diff, interval = f"**{diff}**", f"**{interval}**"
+            body.append([p.column, diff, interval, str(d.n)])
+        lines += [f"### {a} - {b}", ""]
+        lines.append(
+            tabulate(
+                body,
+                headers=["column", "a - b", "95% interval", "paired samples"],
+                tablefmt="github",
+                disable_numparse=True,
+            )
+        )
+        lines.append("")
+    return lines
+
+
 def _table(board: Leaderboard, cols: Sequence[str], strip: str = "") -> str:
     head = ["model", *(c.removeprefix(strip) for c in cols)]
-    body = [[r.model, *(_md(board.value(r, c), c) for c in cols)] for r in board.rows]
+    body = [[r.model, *(_md(board.value(r, c), c) + _pm(r, c) for c in cols)] for r in board.rows]
     align = ["left", *(["right"] * len(cols))]
     return tabulate(body, headers=head, tablefmt="github", disable_numparse=True, colalign=align)
 
@@ -550,6 +699,9 @@ def markdown(board: Leaderboard, plots: Sequence[Path]) -> str:
     for title, section_cols, strip in sections:
         if section_cols:
             lines += [f"## {title}", "", _table(board, section_cols, strip), ""]
+    pairs = pairwise(board)
+    if pairs:
+        lines += _pairwise_markdown(pairs)
     if plots:
         lines += ["## Plots", ""]
         lines += [f"![{p.stem}]({p.name})" for p in plots]
@@ -583,6 +735,9 @@ COLUMN_DOCS = [
     "[strict-match]); other tasks: their first numeric, non-stderr metric. Subtasks of a "
     "group that is present are left out.",
     "- n/a: no value (task not run, or nothing scored); never 0.",
+    "- `± x`: bootstrap standard error over the logged samples behind the value "
+    "(`sci_tasks.stats`, seeded; group values: the pooled samples of the group's tasks); "
+    "SciMIF Overall: the disciplines' errors combined. No ± without logged samples.",
 ]
 
 

@@ -3,7 +3,11 @@ can be checked by hand."""
 
 from __future__ import annotations
 
+import csv
+import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -111,3 +115,64 @@ def test_format() -> None:
     assert stats.fmt(stats.Estimate(0.25, 0.03125, 4)) == "0.2500 ± 0.0312"
     assert stats.fmt(stats.Estimate(math.nan, math.nan, 0)) == "n/a"
     assert stats.fmt(stats.Estimate(0.5, math.nan, 1)) == "0.5000"
+
+
+# --- in the leaderboard: ± per value and paired differences per pair of models ------------
+
+
+def _scimif_job(sweep: Path, model: str, isr: list[float], extra: int = 0) -> None:
+    """A finished job of ``model`` with ``scimif_chem`` results and logged samples: one
+    constraint per document, satisfied or not (so CSR = ISR = DRFR per document)."""
+    from .test_leaderboard import make_job, task_values
+
+    stamp = "2026-01-01T10-00-00.000000"
+    values = isr + [1.0] * extra  # documents only this model answered
+    mean = sum(values) / len(values)
+    results = {"scimif_chem": task_values(len(values), csr=mean, isr=mean, drfr=mean)}
+    folder = make_job(sweep, f"{model}__chem__1", model, stamp, results)
+    lines = []
+    for i, v in enumerate(values):
+        verdict = {"name": "c", "constraint": "c", "group": "Format", "domain": "general",
+                   "score": v, "reason": "hand-made", "judge": None}  # fmt: skip
+        doc = {"discipline": "chemistry", "id": i}
+        drfr = {"satisfied": v, "scored": 1, "constraints": [verdict]}
+        lines.append({"doc_id": i, "doc_hash": f"doc-{i}", "doc": doc, "csr": v, "isr": v,
+                      "drfr": drfr})  # fmt: skip
+    samples = folder / model / f"samples_scimif_chem_{stamp}.jsonl"
+    samples.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+
+
+def test_leaderboard_shows_errors_and_paired_differences(tmp_path: Path) -> None:
+    from sci_tasks import leaderboard
+
+    sweep = tmp_path / "sweep"
+    _scimif_job(sweep, "x", [1.0, 1.0, 0.0, 0.0], extra=1)
+    _scimif_job(sweep, "y", [1.0, 0.0, 0.0, 0.0])
+    board = leaderboard.build(sweep)
+    x, _ = board.rows
+    assert x.values["SciMIF chemistry ISR"] == 0.6  # 3 of 5
+    se = bootstrap([(v, 1.0) for v in (1.0, 1.0, 0.0, 0.0, 1.0)]).stderr
+    assert x.stderr["SciMIF chemistry ISR"] == se > 0
+    assert x.stderr["SciMIF Overall"] == se  # one discipline
+
+    pairs = {p.column: p.difference for p in leaderboard.pairwise(board)}
+    assert sorted(pairs) == [f"SciMIF chemistry {m}" for m in ("CSR", "DRFR", "ISR")]
+    isr = pairs["SciMIF chemistry ISR"]
+    # the 4 shared documents: x - y = 0.5 - 0.25; they differ on one document only, so
+    # every resample's difference is k/4, k ~ Binomial(4, 1/4) the draws of that document:
+    # P(k = 0) = 0.32 > 2.5% and P(k <= 2) = 0.949 < 97.5% <= P(k <= 3) give [0, 0.75]
+    assert (isr.diff, isr.n, isr.low, isr.high) == (0.25, 4, 0.0, 0.75)
+    assert not isr.significant
+
+    written = leaderboard.write(board, tmp_path / "out")
+    markdown = (tmp_path / "out" / "leaderboard.md").read_text(encoding="utf-8")
+    assert f"0.6000 ± {se:.4f}" in markdown
+    assert "## Paired differences" in markdown and "### x - y" in markdown
+    assert re.search(
+        r"\| SciMIF chemistry ISR +\| \+0\.2500 +\| \[\+0\.0000, \+0\.7500\] +\| 4 ", markdown
+    )
+    with (tmp_path / "out" / "pairwise.csv").open(newline="", encoding="utf-8") as fh:
+        rows = {r["column"]: r for r in csv.DictReader(fh)}
+    assert tmp_path / "out" / "pairwise.csv" in written
+    assert float(rows["SciMIF chemistry ISR"]["a - b"]) == 0.25
+    assert rows["SciMIF chemistry ISR"]["paired samples"] == "4"
