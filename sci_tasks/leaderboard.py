@@ -99,7 +99,7 @@ class Job:
     """One job folder of the sweep and what the leaderboard made of it."""
 
     folder: Path
-    status: str  # manifest status ("done", "running", ...), "no manifest", "unreadable manifest"
+    status: str  # manifest status (done, running, failed), "no manifest", "unreadable manifest"
     model: str | None = None
     taskset: str | None = None
     results_file: Path | None = None
@@ -155,6 +155,8 @@ def read_job(folder: Path) -> Job:
     job = Job(folder, str(manifest.get("status", "unknown")), str(model), taskset)
     if job.status == "running":
         job.note = "still running, or stopped before it finished"
+    elif job.status == "failed":
+        job.note = str(manifest.get("error") or "no error recorded")
     if job.status != "done":
         return job
     files = [
@@ -907,7 +909,9 @@ def main(argv: Iterable[str] | None = None) -> None:
     for path in write(board, (args.out or sweep_dir / OUT_NAME).resolve()):
         print(path)
     for job in board.jobs:
-        if not job.usable:
+        if job.status == "failed":
+            print(f"failed: {job.name}: {job.note}")
+        elif not job.usable:
             print(f"unfinished: {job.name} ({job.status})")
 
 

@@ -3,7 +3,16 @@
 ``manifest.json`` in each run folder holds the resolved config (secrets redacted), the
 command-line overrides (for ``sci-eval --replay``), package versions, the git revision of
 the sci-tasks checkout, lm-eval's task hashes, fingerprints of the data, the seeds, and a
-status that tells a resumed sweep whether the job already finished.
+status (``running``, ``done``, ``failed`` with its one-line ``error``).
+
+A re-run skips a job only when its manifest says ``done`` AND everything that decides its
+results is unchanged: the resolved config (less where caches live), the data fingerprints
+and the package versions. Otherwise it runs again, into a fresh folder when the old one
+holds finished results (which are kept), and says why.
+
+A literal secret is refused before anything is written (``RefuseSecrets``, a Hydra callback
+that runs before Hydra writes its config snapshot); the refusal names the config path, never
+the value.
 """
 
 from __future__ import annotations
@@ -13,11 +22,15 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
+
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig, OmegaConf
 
 from sci_tasks.data.locate import BENCHMARK_KEYS, DataError, locate
 
@@ -32,8 +45,23 @@ SECRET_KEY = re.compile(r"(api[_-]?key|token|secret|password|passwd|credentials?
 REDACTED = "***redacted***"
 
 
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# config keys that say where caches live: moving a cache does not change a job's results
+NOT_DECIDING = ("cache_dir", "use_cache", "sweep_name")
+
+
 class SecretInConfig(ValueError):
     """A secret was written into the config instead of an environment variable."""
+
+
+def _is_secret(key: str, value: Any) -> bool:
+    """A value that is (or may be) a secret: under a secret-looking key, or a ``*_env``
+    key whose value is no variable NAME (a key pasted in its place)."""
+    if value in (None, "", REDACTED) or isinstance(value, (Mapping, list)):
+        return False
+    if key.endswith("_env"):
+        return not ENV_NAME.fullmatch(str(value))
+    return bool(SECRET_KEY.search(key))
 
 
 def secret_paths(config: Any, prefix: str = "") -> list[str]:
@@ -44,11 +72,7 @@ def secret_paths(config: Any, prefix: str = "") -> list[str]:
             path = f"{prefix}{key}"
             if isinstance(value, (Mapping, list)):
                 found += secret_paths(value, path + ".")
-            elif (
-                SECRET_KEY.search(str(key))
-                and not str(key).endswith("_env")
-                and value not in (None, "", REDACTED)
-            ):
+            elif _is_secret(str(key), value):
                 found.append(path)
     elif isinstance(config, list):
         for i, value in enumerate(config):
@@ -56,17 +80,55 @@ def secret_paths(config: Any, prefix: str = "") -> list[str]:
     return found
 
 
+def secret_overrides(overrides: list[str]) -> list[str]:
+    """Config paths that command-line overrides (``+judge.api_key=...``, sweeps included)
+    would set to a secret."""
+    found = []
+    for override in overrides:
+        key, sep, value = override.partition("=")
+        path = key.lstrip("+~").split("@")[0]
+        if sep and not path.startswith("hydra.") and _is_secret(path.rsplit(".", 1)[-1], value):
+            found.append(path)
+    return found
+
+
+def refusal(paths: list[str]) -> str:
+    return (
+        f"secret value(s) in the config at {', '.join(dict.fromkeys(paths))}: put the secret "
+        "in an environment variable and give its NAME (e.g. api_key_env=MY_KEY_VARIABLE)"
+    )
+
+
+def refuse_secrets(config: Mapping[str, Any], overrides: Sequence[str] = ()) -> None:
+    paths = secret_paths({k: v for k, v in config.items() if k != "hydra"})
+    paths += secret_overrides(list(overrides))
+    if paths:
+        raise SecretInConfig(refusal(paths))
+
+
+class RefuseSecrets(Callback):
+    """Refuses a literal secret before Hydra writes anything (``.hydra/``, ``multirun.yaml``)."""
+
+    def _check(self, config: DictConfig) -> None:
+        tree = OmegaConf.to_container(config, resolve=False)
+        assert isinstance(tree, dict)
+        overrides = [str(o) for o in config.hydra.overrides.task]
+        try:
+            refuse_secrets({str(k): v for k, v in tree.items()}, overrides)
+        except SecretInConfig as exc:
+            # SystemExit: Hydra prints no traceback and no override list (which holds the value)
+            raise SystemExit(f"{Path(sys.argv[0]).name}: {exc}") from None
+
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        self._check(config)
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        self._check(config)
+
+
 def redact(config: Any) -> Any:
     if isinstance(config, Mapping):
-        return {
-            k: (
-                REDACTED
-                if SECRET_KEY.search(str(k)) and not str(k).endswith("_env") and v not in (None, "")
-                and not isinstance(v, (Mapping, list))
-                else redact(v)
-            )
-            for k, v in config.items()
-        }  # fmt: skip
+        return {k: REDACTED if _is_secret(str(k), v) else redact(v) for k, v in config.items()}
     if isinstance(config, list):
         return [redact(v) for v in config]
     return config
@@ -142,10 +204,14 @@ def build(
     results: Mapping[str, Any] | None,
     metadata: Mapping[str, Any],
     status: str,
+    error: str | None = None,
+    data: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """The manifest; ``data`` (fingerprints) is computed when not given."""
     seed = config.get("seed")
     return {
         "status": status,
+        **({"error": error} if error else {}),
         "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "command": ["sci-eval", *overrides],
         "overrides": overrides,
@@ -153,7 +219,7 @@ def build(
         "packages": package_versions(),
         "git": git_revision(),
         "task_hashes": dict((results or {}).get("task_hashes", {})),
-        "data": data_fingerprints(metadata),
+        "data": dict(data) if data is not None else data_fingerprints(metadata),
         "seeds": {"random": seed, "numpy": seed, "torch": seed, "fewshot": seed},
         "results": {k: v for k, v in (results or {}).get("results", {}).items()},
     }
@@ -186,3 +252,81 @@ def finished(folder: Path) -> bool:
         return read(folder).get("status") == "done"
     except ValueError:
         return False
+
+
+def one_line(exc: BaseException) -> str:
+    """``Type: first line of the message`` (a failed job's ``error``)."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+# --- does a finished job still hold this job's results? -----------------------------------
+
+
+def inputs(config: Mapping[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
+    """Everything that decides a job's results, as a manifest records it."""
+    deciding = {k: v for k, v in redact(config).items() if k not in NOT_DECIDING}
+    recorded = {"config": deciding, "data": dict(data), "packages": package_versions()}
+    return dict(json.loads(json.dumps(recorded, default=str)))  # as read back from JSON
+
+
+def differences(recorded: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
+    """What changed between a manifest and this job's ``inputs``, one short item each."""
+    before = inputs(recorded.get("config") or {}, recorded.get("data") or {})
+    before["packages"] = recorded.get("packages") or {}
+    out: list[str] = []
+    for part in ("config", "data", "packages"):
+        old, new = _flat(before[part]), _flat(current[part])
+        for key in sorted(set(old) | set(new)):
+            if old.get(key, "<unset>") != new.get(key, "<unset>"):
+                out.append(f"{part} {key}: {_short(old.get(key, '<unset>'))} -> "
+                           f"{_short(new.get(key, '<unset>'))}")  # fmt: skip
+    return out
+
+
+def _flat(tree: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(tree, Mapping) and tree:
+        out: dict[str, Any] = {}
+        for key, value in tree.items():
+            out |= _flat(value, f"{prefix}{key}.")
+        return out
+    return {prefix.rstrip("."): tree}
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+@dataclass(frozen=True)
+class Placement:
+    folder: Path  # where the job writes (or the finished job it is)
+    skip: bool
+    why: str  # one line for the user; empty when a job simply runs (or resumes) in place
+
+
+def place(job_dir: Path, current: Mapping[str, Any]) -> Placement:
+    """Skip, resume in place, or run into a fresh folder (``<job>__rerun-<inputs hash>``)
+    so that finished results made from other inputs are never overwritten or mixed."""
+    digest = hashlib.sha256(json.dumps(current, sort_keys=True).encode()).hexdigest()[:8]
+    fresh = job_dir.with_name(f"{job_dir.name}__rerun-{digest}")
+    for folder in (job_dir, fresh):
+        recorded = _done(folder)
+        if recorded is not None and not differences(recorded, current):
+            why = f"already finished with the same config, data and packages, skipped: {folder}"
+            return Placement(folder, True, why)
+    old = _done(job_dir)
+    if old is None:  # nothing finished here: run, or resume a killed or failed run
+        return Placement(job_dir, False, "")
+    changed = differences(old, current)
+    shown = "; ".join(changed[:3]) + (f"; {len(changed) - 3} more" if len(changed) > 3 else "")
+    why = f"{job_dir.name} finished with other inputs ({shown}): running again into {fresh}"
+    return Placement(fresh, False, why)
+
+
+def _done(folder: Path) -> dict[str, Any] | None:
+    try:
+        recorded = read(folder)
+    except ValueError:
+        return None
+    return recorded if recorded.get("status") == "done" else None

@@ -29,6 +29,7 @@ from omegaconf import DictConfig, OmegaConf
 
 import sci_tasks
 import sci_tasks.resolvers
+from sci_tasks.data.jsonl import read_logged
 from sci_tasks.metrics import judge as judges
 from sci_tasks.metrics.judge import JudgeConfig
 
@@ -149,9 +150,14 @@ def _rescore_task(
     target: Path,
     client: judges.JudgeClient | None,
 ) -> dict[str, Any]:
-    samples = [
-        json.loads(line) for line in samples_file.read_text(encoding="utf-8").splitlines() if line
-    ]
+    # the boundary where logged replies enter: a lone surrogate is made safe here, once
+    samples, changed = read_logged(samples_file)
+    if changed:
+        log.warning(
+            "%s: %d string(s) held lone surrogates (not Unicode): read with U+FFFD in their place",
+            samples_file,
+            changed,
+        )
 
     def score(sample: dict[str, Any]) -> dict[str, Any]:
         return scoring.process_results(sample["doc"], list(sample["filtered_resps"]))
