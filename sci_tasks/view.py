@@ -182,15 +182,19 @@ def checks_of(task: str, record: Mapping[str, Any]) -> list[dict[str, Any]]:
     verify = record.get("acc_a")
     if isinstance(verify, dict) and "judgement" in verify:
         category = verify.get("category") or ""
-        return [
+        checks = [
             _check("judgement (Acc_a)", verify.get("acc_a"), category,
                    verify.get("parse_note") or f"judgement {verify.get('judgement')}, "
                    f"label {verify.get('label')}"),
             _check("explanation (Acc_e)", verify.get("acc_e"), category,
                    verify.get("acc_e_reason") or "", verify.get("acc_e_judge")),
-            _check("edit (Acc_i)", verify.get("acc_i"), category,
-                   verify.get("acc_i_reason") or "", verify.get("acc_i_judge")),
         ]  # fmt: skip
+        if not verify.get("label"):  # Acc_i counts negatives only: no edit check otherwise
+            checks.append(
+                _check("edit (Acc_i)", verify.get("acc_i"), category,
+                       verify.get("acc_i_reason") or "", verify.get("acc_i_judge"))
+            )  # fmt: skip
+        return checks
     return []
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -159,10 +160,16 @@ def test_runs_checks_and_summary_from_real_output(run_dir: Path) -> None:
         spm = view.checks_of("spm_bench_stm", run.samples["spm_bench_stm"][0])
         assert [c["name"] for c in spm] == ["answer (EM)"] and spm[0]["verdict"] == "fail"
         assert "predicted (none)" in spm[0]["reason"]
-        verify = view.checks_of(TASKS[2], run.samples[TASKS[2]][0])
-        assert [c["name"] for c in verify] == [
-            "judgement (Acc_a)", "explanation (Acc_e)", "edit (Acc_i)"
-        ]  # fmt: skip
+        labels = set()
+        for record in run.samples[TASKS[2]]:
+            names = [c["name"] for c in view.checks_of(TASKS[2], record)]
+            label = record["doc"]["label"]
+            labels.add(label)
+            # the edit (Acc_i) is scored on negative samples only
+            assert names == ["judgement (Acc_a)", "explanation (Acc_e)"] + (
+                [] if label else ["edit (Acc_i)"]
+            )
+        assert labels == {True, False}
         # the summary's DRFR is the results file's value, with the bootstrap error beside it
         rows = {name: text for name, text, _ in view.summary_rows(run, "scimif_geo", 200)}
         drfr = run.results["scimif_geo"]["drfr,none"]
@@ -262,7 +269,7 @@ def keep_screenshot(driver: Any, tmp_path: Path, name: str) -> Path:
 def test_page_in_chromium(run_dir: Path, browser: Any, tmp_path: Path) -> None:
     page = view.write_view(run_dir, tmp_path / "view.html", iters=200)
     html = page.read_text(encoding="utf-8")
-    assert "http://" not in html.replace("http://127.0.0.1", "") or 'src="http' not in html
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:|//)""", html)  # no network
     assert HOSTILE not in html  # only ever escaped
     browser.get(page.as_uri())
     errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
