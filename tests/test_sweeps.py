@@ -16,13 +16,18 @@ from typing import Any
 import pytest
 from hydra import compose, initialize_config_module
 
+import sci_tasks
 from sci_tasks import manifest
 from sci_tasks.app import lm_eval_arguments
 
 from .helpers import console_script
 from .servers import KATAN_KEY, Katan, katan
 
-SCIMIF_TEXT_SAMPLES = 19  # bundled chemistry (11) + biology (8) records
+# bundled chemistry + biology records, counted from the files
+SCIMIF_TEXT_SAMPLES = sum(
+    len((Path(sci_tasks.__file__).parent / "samples" / "scimif" / name).read_text().splitlines())
+    for name in ("chemistry.jsonl", "life.jsonl")
+)
 
 
 def compose_config(tmp_path: Path, *overrides: str) -> Any:
