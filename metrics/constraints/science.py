@@ -1857,7 +1857,10 @@ def _orf_verdict(inp: CheckInput, which: str, params: str) -> Verdict:
     claims, where = _orf_claims(response)
     target = _orf_target(question, response)
     if target is None:
-        # Nothing to compute the ORFs of: only whether a length is reported can be judged.
+        # Nothing to compute the ORFs of: only whether a length is reported can be judged;
+        # a bare number counts only as the final answer.
+        if not where.startswith("the final answer"):
+            claims = [c for c in claims if c[1]]
         if claims or _NO_ORF_RE.search(response):
             shown = ", ".join(f"{n} {u}".strip() for n, u in claims[:3]) or "no ORF"
             return Verdict.passed(
