@@ -1137,7 +1137,11 @@ _QUESTION_POSITION_RE = re.compile(
     r"(?:response|answer|output|reply|explanation|solution)[ \t]+with\b",
     re.I,
 )
-_ANSWER_SENTENCE_RE = re.compile(r"\b(?:answer|result|conclusion)s?\b", re.I)
+# Sentences that place the answer: "answer", "result", or what the answer is here ("State
+# the label at the beginning of your response").
+_ANSWER_SENTENCE_RE = re.compile(
+    r"\b(?:answer|result|conclusion|label|choice|option|classification|verdict)s?\b", re.I
+)
 _BOXED_START_RE = re.compile(r"\\(?:boxed|fbox)\b")
 _SENTENCE_BREAK_RE = re.compile(r"(?<=[.!?])\s+")
 _CLOSING = " \t\r\n*`~$.}])\\"
