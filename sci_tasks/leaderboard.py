@@ -759,7 +759,12 @@ def write_plots(board: Leaderboard, out_dir: Path) -> list[Path]:
         ]
         path = out_dir / PLOTS["isr"]
         title = "SciMIF: ISR per discipline (Overall = mean over disciplines)"
-        _grouped_bars(path, cats, models, data, "ISR", title, last_apart=True)
+        errors = [
+            [r.stderr.get(f"SciMIF {d} ISR", math.nan) for d in board.disciplines]
+            + [r.stderr.get("SciMIF Overall", math.nan)]
+            for r in board.rows
+        ]
+        _grouped_bars(path, cats, models, data, "ISR", title, last_apart=True, errors=errors)
         written.append(path)
     if any(not math.isnan(board.value(r, f"SciMIF DRFR {g}")) for r in board.rows for g in GROUPS):
         grid = [[board.value(r, f"SciMIF DRFR {g}") for g in GROUPS] for r in board.rows]
@@ -772,9 +777,10 @@ def write_plots(board: Leaderboard, out_dir: Path) -> list[Path]:
         series = ["SPC", "SIP-F1"]
         # one group per model, one bar per metric: the gap between the two bars is Delta
         data = [[board.value(r, f"SPM-Bench {s}") for r in spm] for s in series]
+        errors = [[r.stderr.get(f"SPM-Bench {s}", math.nan) for r in spm] for s in series]
         path = out_dir / PLOTS["spm"]
         title = "SPM-Bench: SPC vs SIP-F1 per model"
-        _grouped_bars(path, [r.model for r in spm], series, data, "score", title)
+        _grouped_bars(path, [r.model for r in spm], series, data, "score", title, errors=errors)
         written.append(path)
     return written
 
@@ -802,9 +808,11 @@ def _grouped_bars(
     ylabel: str,
     title: str,
     last_apart: bool = False,
+    errors: Sequence[Sequence[float]] | None = None,  # like data: ± 1 bootstrap stderr
 ) -> None:
     """Bars of each series side by side per category (``last_apart``: a rule before the last
-    category, e.g. an Overall that is not one more discipline)."""
+    category, e.g. an Overall that is not one more discipline), with error bars where
+    ``errors`` has a value."""
     import numpy as np
     from matplotlib.figure import Figure
 
@@ -821,14 +829,19 @@ def _grouped_bars(
     for i, (name, values) in enumerate(zip(series, data, strict=True)):
         pos = x - 0.4 + width * (i + 0.5)
         heights = [0.0 if math.isnan(v) else v for v in values]
+        errs = [0.0 if math.isnan(e) else e for e in (errors[i] if errors else [math.nan] * n_cat)]
         colour, hatch = _style(i, n_ser)
         ink = colour if n_ser <= len(COLOURS) else "#333333"  # pale tab20 text is unreadable
         # the edge keeps a 0.00 bar visible as a coloured line on the axis
         ax.bar(pos, heights, width * 0.92, label=name, color=colour, edgecolor=colour, lw=1.2,
                hatch=hatch)  # fmt: skip
-        for p, v in zip(pos, values, strict=True):
+        if any(errs):
+            ax.errorbar(pos, heights, yerr=errs, fmt="none", ecolor="#222222", elinewidth=1,
+                        capsize=3)  # fmt: skip
+        for p, v, e in zip(pos, values, errs, strict=True):
             text = "n/a" if math.isnan(v) else f"{v:.2f}"
-            ax.text(p, (0.0 if math.isnan(v) else v) + 0.015, text, ha="center", va="bottom",
+            top = min((0.0 if math.isnan(v) else v) + e, 1.08)  # inside the axes above 1.0
+            ax.text(p, top + 0.015, text, ha="center", va="bottom",
                     fontsize=7 if small else 8, rotation=90 if small else 0,
                     color="grey" if math.isnan(v) else ink)  # fmt: skip
     spare = max(0.0, (3 - n_cat) / 2)  # one or two categories: keep the bars slim
@@ -839,7 +852,8 @@ def _grouped_bars(
     ax.set_xticklabels(categories, rotation=25 if long else 0, ha="right" if long else "center")
     ax.set_ylim(0.0, 1.15)
     ax.set_yticks([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
-    ax.set_ylabel(ylabel)
+    with_errors = errors is not None and any(e > 0 for row in errors for e in row)
+    ax.set_ylabel(f"{ylabel} (error bars: ± 1 bootstrap s.e.)" if with_errors else ylabel)
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
