@@ -138,7 +138,7 @@ from pathlib import Path
 
 from sci_tasks.metrics.constraints.extraction import extract_span
 from sci_tasks.metrics.constraints.general import _named_options, _Option, _options, _split_items
-from sci_tasks.metrics.constraints.orf import Orf, dna, extreme, lengths_in, orfs
+from sci_tasks.metrics.constraints.orf import STOPS, Orf, dna, extreme, lengths_in, orfs
 from sci_tasks.metrics.constraints.registry import CheckInput, register
 from sci_tasks.metrics.constraints.text import (
     Span,
@@ -1018,7 +1018,7 @@ def _attribute_values(text: str, attrs: list[str]) -> dict[str, str]:
     for attr in attrs:
         key = r"[ \t_-]*".join(re.escape(w) for w in _LABEL_SEP_RE.split(attr) if w)
         pattern = re.compile(
-            rf"[\"'`]?(?<![\w]){key}(?![\w])[\"'`]?[ \t]*[:=][ \t]*"
+            rf"[\"'`*]*(?<![\w]){key}(?![\w])[\"'`*]*[ \t]*[:=][ \t]*\**[ \t]*"
             r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|(\[[^\]\n]*\])|([^,}\n]*))",
             re.I,
         )
@@ -1851,6 +1851,11 @@ def _question_units(question: str) -> set[str]:
     return units - {""} or {"nt", "codon", "aa"}
 
 
+def _is_orf_text(run: str) -> bool:
+    seq = dna(run)
+    return len(seq) % 3 == 0 and seq.startswith("ATG") and seq[-3:] in STOPS
+
+
 def _orf_verdict(inp: CheckInput, which: str, params: str) -> Verdict:
     question = inp.question or ""
     response = inp.response
@@ -1891,6 +1896,10 @@ def _orf_verdict(inp: CheckInput, which: str, params: str) -> Verdict:
             f"the {about} has no ORF{bound}; the response "
             + ("says so" if ok else "does not say so"),
         )
+    if not claims:  # the ORF written out instead of its length: its length is the claim
+        written = [m.group() for m in _DNA_RUN_RE.finditer(response) if _is_orf_text(m.group())]
+        if written:
+            claims, where = [(len(written[-1]), "nt")], "the ORF sequence in the response"
     if not claims:
         return Verdict.failed(f"no ORF length stated in the response ({about})")
     units = _question_units(question)

@@ -944,7 +944,7 @@ def labelled_units(text: str) -> list[tuple[str, list[Unit]]]:
 
 _UNIT_CUE_RE = re.compile(
     r"\b(?:in|into)[ \t]+(?:(?:the[ \t]+)?units?[ \t]+of[ \t]+|terms[ \t]+of[ \t]+)?"
-    r"|\bunits?[ \t]*(?:[:=]|of\b|is\b|should[ \t]+be\b|must[ \t]+be\b)?[ \t]*"
+    r"|\bunits?\b[ \t]*(?:[:=]|of\b|is\b|should[ \t]+be\b|must[ \t]+be\b)?[ \t]*"
     r"|\bconvert\b[^.\n]{0,60}?\b(?:to|into)[ \t]+"
     r"|\bas[ \t]+(?:an?[ \t]+)?(?=percent)",
     re.I,
@@ -1005,15 +1005,17 @@ def _units_in_parameters(params: str) -> list[Unit]:
     if whole:
         return [whole[0]]
     m = re.fullmatch(r"(.+?)[ \t]*\(([^()]+)\)", text)  # "grams (g)", "kJ/mol (kilojoules ...)"
-    if m:
+    if m and len(m.group(1).split()) <= 4:  # a unit name, not a sentence ending in "(°C)"
         a, b = parse_unit(m.group(1)), parse_unit(m.group(2))
         if a or b:
             return [(b or a)[0]]
     parts = [p for p in re.split(r"[ \t]*(?:[,;]|\band\b)[ \t]*", text) if p.strip()]
     if len(parts) > 1:
         found = [parse_unit(p) for p in parts]
-        if all(found):
-            return [f[0] for f in found]
+        # a piece that is no unit and reads as prose ("the coefficient is unity") is a
+        # remark beside the units, not a unit
+        if any(found) and all(f or len(p.split()) >= 3 for f, p in zip(found, parts, strict=True)):
+            return [f[0] for f in found if f]
     return []
 
 
@@ -1021,17 +1023,21 @@ _MOLECULE_RE = re.compile(r"[A-Z][a-z]?[0-9]")
 _LABEL_PAIR_RE = re.compile(r"(?<=\b[A-Z])(?:[ \t]*,[ \t]*|[ \t]+(?:and|or)[ \t]+)[A-Z]\b")
 
 
-def _units_after_cues(text: str) -> tuple[list[Unit], list[str]]:
-    """Units stated in instruction sentences of ``text`` (see the module docstring)."""
+def _units_after_cues(text: str, ask: bool = True) -> tuple[list[Unit], list[str]]:
+    """Units stated in instruction sentences of ``text`` (see the module docstring); with
+    ``ask=False`` (parameters: every sentence states the requirement) in any sentence."""
     found: list[Unit] = []
     where: list[str] = []
     for sentence in sentences(text):
-        if not _ASK_RE.search(sentence):
+        if ask and not _ASK_RE.search(sentence):
             continue
         cleaned = clean_unit_text(sentence)
         hit = False
         for m in _UNIT_CUE_RE.finditer(cleaned):
-            units, stop = read_unit(cleaned, m.end(), fold=False)
+            start = m.end()
+            if start and cleaned[start - 1].isalnum() and cleaned[start : start + 1].isalnum():
+                continue  # inside a word ("unity" is no "unit" + "y")
+            units, stop = read_unit(cleaned, start, fold=False)
             if not units or (stop < len(cleaned) and cleaned[stop].isalnum()):
                 continue
             written = cleaned[m.end() : stop].strip()
@@ -1056,7 +1062,12 @@ def required_units(params: str, question: str) -> Requirement | None:
     if params:
         units = _units_in_parameters(params)
         if not units:
-            units, _ = _units_after_cues(params)
+            units, _ = _units_after_cues(params, ask=False)
+        if not units:  # "Primer length: 24 nucleotides (nt)": the units the values carry
+            try:
+                units = [q.units[0] for q in quantities(clean_unit_text(params)) if q.units]
+            except TooManyNumbers:
+                units = []
         if units:
             context = " ".join([params, *(s for s in q_where)])
             return Requirement(_dedupe(units), False, "parameters", context)
