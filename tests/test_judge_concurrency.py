@@ -1,0 +1,230 @@
+"""``judge.concurrency`` inside real runs: stock ``lm_eval``, ``sci-eval`` and ``sci-score``.
+
+The model is llm-katan's echo backend behind lm-eval's ``local-chat-completions``; the
+judge is a real loopback server that counts the requests in flight (``tests/judge_server``).
+Every record's scoring asks the judge a known number of distinct questions
+(``tests/judged_data``). Counting, never timing: at concurrency 1 at most one request is
+ever in flight, at concurrency 8 more than one and never more than 8, and both runs send
+the same requests and reach the same verdicts, reasons and cache files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import sci_tasks
+from sci_tasks.data import scimif as scimif_data
+from sci_tasks.metrics.constraints import registry
+from sci_tasks.metrics.constraints.registry import Kind
+from sci_tasks.metrics.judge import JudgeClient, JudgeConfig
+from sci_tasks.metrics.judge.prefetch import JudgePrefetch
+from sci_tasks.metrics.scimif import check_inputs
+
+from .helpers import console_script
+from .judge_server import CountingJudge, counting_judge
+from .judged_data import (
+    RUBRIC_PER_RECORD,
+    SCIMIF_PER_RECORD,
+    VERIFY_PER_RECORD,
+    scigen_folder,
+    scimif_release,
+)
+from .servers import KATAN_KEY, Katan, katan
+
+RECORDS = 12
+LATENCY = 0.05  # long enough that eight workers overlap; nothing here is timed
+
+
+@pytest.fixture()
+def env(tmp_path: Path) -> dict[str, str]:
+    out = {
+        **os.environ,
+        "OPENAI_API_KEY": KATAN_KEY,
+        "SCI_TASKS_JUDGE_API_KEY": "judge-key",
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+    }
+    for key in [k for k in out if k.startswith("SCI_TASKS_JUDGE_") and not k.endswith("_KEY")]:
+        out.pop(key)
+    return out
+
+
+def run(*args: str, cwd: Path, env: dict[str, str]) -> None:
+    out = subprocess.run(
+        [console_script(args[0]), *args[1:]], capture_output=True, text=True, cwd=cwd, env=env,
+        timeout=600,
+    )  # fmt: skip
+    assert out.returncode == 0, f"{args[0]} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+
+
+def judge_settings(judge: CountingJudge, concurrency: int, cache: Path) -> dict[str, Any]:
+    return {
+        "model": judge.model,
+        "base_url": judge.base_url,
+        "api_key_env": "SCI_TASKS_JUDGE_API_KEY",
+        "structured_output": "tool",
+        "concurrency": concurrency,
+        "cache_dir": str(cache),
+    }
+
+
+def lm_eval(
+    model: Katan, task: str, out: Path, metadata: dict[str, Any], env: dict[str, str], *extra: str
+) -> None:
+    run(
+        "lm_eval", "--model", "local-chat-completions",
+        "--model_args", f"model={model.model},base_url={model.chat_url},max_images=2,"
+        "num_concurrent=4,max_retries=1,tokenized_requests=False",
+        "--tasks", task, "--include_path", sci_tasks.include_path(), "--apply_chat_template",
+        "--log_samples", "--output_path", str(out), "--metadata", json.dumps(metadata), *extra,
+        cwd=out.parent, env=env,
+    )  # fmt: skip
+
+
+def logged(out: Path, task: str) -> list[dict[str, Any]]:
+    (path,) = [p for p in out.rglob(f"samples_{task}_*.jsonl") if "scores" not in p.parts]
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def cache_files(folder: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in folder.rglob("*.json")}
+
+
+def test_stock_lm_eval_sends_a_tasks_judge_calls_concurrently_with_the_same_verdicts(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    data = scimif_release(tmp_path / "scimif", RECORDS)
+    responses = tmp_path / "responses"  # lm-eval's response cache: both runs judge the same text
+    with katan(tmp_path, "--max-concurrent", "4") as model, counting_judge(LATENCY) as judge:
+        seen = {}
+        for concurrency in (1, 8):
+            judge.reset()
+            meta = {
+                "SCIMIF_DATA_DIR": str(data),
+                "judge": judge_settings(judge, concurrency, tmp_path / f"cache{concurrency}"),
+            }
+            out = tmp_path / f"out{concurrency}"
+            lm_eval(model, "scimif_chem", out, meta, env, "--use_cache", str(responses))
+            seen[concurrency] = (judge.stats.requests, judge.stats.max_in_flight)
+    assert seen[1] == (RECORDS * SCIMIF_PER_RECORD, 1)
+    requests, in_flight = seen[8]
+    assert requests == RECORDS * SCIMIF_PER_RECORD and 1 < in_flight <= 8
+
+    serial = logged(tmp_path / "out1", "scimif_chem")
+    parallel = logged(tmp_path / "out8", "scimif_chem")
+    assert [s["resps"] for s in serial] == [s["resps"] for s in parallel]  # the same responses
+    assert [s["filtered_resps"] for s in serial] == [s["resps"][0] for s in serial]  # identity
+    for a, b in zip(serial, parallel, strict=True):
+        assert a["drfr"] == b["drfr"] and a["correct"] == b["correct"]
+        judged = [c for c in a["drfr"]["constraints"] if c["judge"]]
+        assert len(judged) == 2 and all(c["score"] == 1.0 for c in judged)
+        assert a["correct"]["grade"] == "A"  # the judge's tool-mode answer: grade "A"
+    assert cache_files(tmp_path / "cache1") == cache_files(tmp_path / "cache8")
+    assert len(cache_files(tmp_path / "cache1")) == RECORDS * SCIMIF_PER_RECORD
+
+
+@pytest.mark.parametrize(
+    ("task", "per_record"),
+    [
+        ("scigen_verify_instruction_following", VERIFY_PER_RECORD),
+        ("scigen_rubric", RUBRIC_PER_RECORD),
+    ],
+)
+def test_scigen_tasks_judge_concurrently(
+    tmp_path: Path, env: dict[str, str], task: str, per_record: int
+) -> None:
+    data = scigen_folder(tmp_path / "scigen", RECORDS, RECORDS)
+    with katan(tmp_path, "--max-concurrent", "4") as model, counting_judge(LATENCY) as judge:
+        seen = {}
+        for concurrency in (1, 8):
+            judge.reset()
+            meta = {
+                "SCIGEN_VERIFY_DATA_DIR": str(data),
+                "judge": judge_settings(judge, concurrency, tmp_path / f"cache{concurrency}"),
+            }
+            lm_eval(model, task, tmp_path / f"out{concurrency}", meta, env)
+            seen[concurrency] = (judge.stats.requests, judge.stats.max_in_flight)
+    assert seen[1] == (RECORDS * per_record, 1)
+    assert seen[8][0] == RECORDS * per_record and 1 < seen[8][1] <= 8
+    for sample in logged(tmp_path / "out8", task):
+        record = sample["acc_a"] if "acc_a" in sample else sample["rubric_points"]
+        if "acc_a" in sample:  # judgement right, explanation and edit judged valid
+            assert (record["acc_a"], record["acc_e"], record["acc_i"]) == (1.0, 1.0, 1.0)
+            assert record["acc_e_judge"].startswith(f"{judge.model} / judge/verify_explanation")
+        else:  # the tool-mode judge matches no point to a rule: RR = NHR = 0
+            assert (record["rr"], record["nhr"], record["n_points"]) == (0.0, 0.0, 2)
+            assert record["judge"].startswith(f"{judge.model} / judge/rubric_match")
+
+
+def test_predict_only_never_calls_the_judge_and_sci_eval_and_sci_score_judge_concurrently(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    data = scimif_release(tmp_path / "scimif", RECORDS)
+    with katan(tmp_path, "--max-concurrent", "4") as model, counting_judge(LATENCY) as judge:
+        # generate now, judge later: the filters run, scoring does not, the judge is not asked
+        meta = {"SCIMIF_DATA_DIR": str(data), "judge": judge_settings(judge, 8, tmp_path / "c0")}
+        lm_eval(model, "scimif_chem", tmp_path / "run", meta, env, "--predict_only")
+        assert judge.stats.requests == 0
+
+        for concurrency in (1, 8):
+            judge.reset()
+            run(
+                "sci-score", f"run_dir={tmp_path / 'run'}", "judge=local_api",
+                f"judge.model={judge.model}", f"judge.base_url={judge.base_url}",
+                "judge.structured_output=tool", f"judge.concurrency={concurrency}",
+                f"judge.cache_dir={tmp_path / f'score{concurrency}'}", f"judge.name=c{concurrency}",
+                cwd=tmp_path, env=env,
+            )  # fmt: skip
+            assert judge.stats.requests == RECORDS * SCIMIF_PER_RECORD
+            in_flight = judge.stats.max_in_flight
+            assert in_flight == 1 if concurrency == 1 else 1 < in_flight <= 8
+        assert cache_files(tmp_path / "score1") == cache_files(tmp_path / "score8")
+
+        judge.reset()
+        run(
+            "sci-eval", "model=local_api", f"model.args.model={model.model}",
+            f"model.args.base_url={model.chat_url}", "tasks=scimif_chem",
+            f"data.SCIMIF_DATA_DIR={data}", "hydra.run.dir=eval", "use_cache=false",
+            "judge=local_api", f"judge.model={judge.model}", f"judge.base_url={judge.base_url}",
+            "judge.structured_output=tool", "judge.concurrency=8",
+            f"judge.cache_dir={tmp_path / 'eval-cache'}",
+            cwd=tmp_path, env=env,
+        )  # fmt: skip
+        assert judge.stats.requests == RECORDS * SCIMIF_PER_RECORD
+        assert 1 < judge.stats.max_in_flight <= 8
+    for sample in logged(tmp_path / "eval", "scimif_chem"):
+        assert sample["correct"]["grade"] == "A"
+        assert all(c["score"] == 1.0 for c in sample["drfr"]["constraints"])
+
+
+def test_rule_kind_checkers_never_ask_the_judge() -> None:
+    """What the prefetch relies on to skip them: only judge-, extract- and RDKit-kind
+    constraints may consult the judge. Every rule-kind constraint of the bundled samples,
+    checked with a judge in force on the responses that would tempt an extractor most (the
+    reference answer, and nothing), sends no request."""
+    with counting_judge(0.0) as server:
+        client = JudgeClient(JudgeConfig(model=server.model, base_url=server.base_url, cache=False))
+        checked = 0
+        for discipline in scimif_data.FILES:
+            for doc in scimif_data.load(discipline):
+                for response in (str(doc.get("answer") or ""), ""):
+                    for name, inp in check_inputs(doc, response):
+                        constraint = registry.resolve(name)
+                        if constraint is not None and constraint.kind is Kind.RULE:
+                            registry.evaluate(name, inp, client)
+                            checked += 1
+        assert checked > 50
+        assert server.stats.requests == 0 == client.calls
+
+
+def test_the_filter_is_identity_on_the_responses() -> None:
+    docs = [{"id": 1}, {"id": 2}]
+    responses = ["first reply", "second reply"]
+    assert JudgePrefetch("scimif").apply(iter(responses), docs) == responses
+    with pytest.raises(ValueError, match="unknown benchmark 'spm'"):
+        JudgePrefetch("spm")
