@@ -1360,7 +1360,8 @@ def _named_tuple_verdict(inp: CheckInput, tpl: _NamedTuple, params: str, source:
     if not groups and opener == "[":
         groups = _tuple_groups(text, "(", ")")
     n = len(tpl.fields)
-    good, bad = [], []
+    good: list[str] = []
+    bad: list[str] = []
     for group in groups:
         quoted = "'" in group or '"' in group
         parts = _split_quoted(group, ",") if quoted else group.split(",")
