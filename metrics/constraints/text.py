@@ -647,17 +647,20 @@ def strip_copied(response: str, question: str, min_words: int = COPY_MIN_WORDS) 
     if len(q) < min_words or not response:
         return response, 0
     windows = {tuple(q[i : i + min_words]) for i in range(len(q) - min_words + 1)}
-    spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", response)]
-    words = [response[a:b] for a, b in spans]
+    starts = {w[0] for w in windows}
+    words = response.split()  # same tokens as \S+; positions only when a run is found
     runs: list[list[int]] = []  # [first word, last word] of each copied run
     for i in range(len(words) - min_words + 1):
-        if tuple(words[i : i + min_words]) in windows:
+        if words[i] in starts and tuple(words[i : i + min_words]) in windows:
             last = i + min_words - 1
             if runs and i <= runs[-1][1] + 1:
                 runs[-1][1] = last
             else:
                 runs.append([i, last])
     if not runs:
+        return response, 0
+    spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", response)]
+    if len(spans) != len(words):  # both split on str.isspace(); never trust it blindly
         return response, 0
     parts, pos, removed = [], 0, 0
     for first, last in runs:
