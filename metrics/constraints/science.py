@@ -2351,6 +2351,10 @@ def _label_set(params: str, question: str) -> tuple[list[_Option], str]:
     options, _ = _options(params, "")
     if len(options) >= 2:
         return options, "parameters"
+    for sentence in sentences(question):
+        either = _EITHER_RE.match(sentence[:500])
+        if either:
+            return [_Option("", either.group(1)), _Option("", either.group(2))], "question"
     named = _NAMED_PROPERTY_RE.match(params)
     if named and _OR_NAME_RE.search(named.group(1)):
         labels = [w.replace("_", " ").strip() for w in _OR_NAME_RE.split(named.group(1))]
@@ -2395,7 +2399,22 @@ def _property_kind(params: str, question: str) -> tuple[str, str]:
             options, _ = _options(params, "")
             if len(options) >= 2:
                 return "discrete", source
+    # Nothing stated: a yes/no question between two labels ("Is the gap direct or
+    # indirect?") asks for a label; a value asked for in a unit ("in eV") is continuous.
+    if any(_EITHER_RE.match(s[:500]) or _WHETHER_RE.search(s[:500]) for s in sentences(question)):
+        return "discrete", "question"
+    req = required_units("", question)
+    if req is not None and req.units:
+        return "continuous", "question"
     return "", ""
+
+
+_WHETHER_RE = re.compile(r"\bwhether\b[^.?!\n]{0,80}[ \t]or[ \t]", re.I)
+_EITHER_RE = re.compile(
+    r"(?:is|are|does|do|will|would|can|should|was|were)\b[^?\n]*?[ \t]"
+    r"([A-Za-z][\w-]*)[ \t]+or[ \t]+([A-Za-z][\w-]*)[ \t]*\?",
+    re.I,
+)
 
 
 @register("material_property_prediction_constraint")
