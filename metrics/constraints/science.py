@@ -119,7 +119,10 @@ Decision rules, one per constraint:
   b or c", "whether ... is a, b or c") is named in the final answer (box / marker, else the
   last line with content); without a set, iff the answer is 1-6 words with no number.
   "X is a discrete property." / "X is a continuous property." is the whole requirement
-  in many released parameters; with no label set a discrete answer is one short label.
+  in many released parameters; a name "A_or_B" gives the labels A, B; with no label set a
+  discrete answer is one short label. With nothing stated, a yes/no question between two
+  labels ("Is the gap direct or indirect?", "whether ... or ...") is discrete with those
+  labels and a value asked for in a unit ("in eV") is continuous.
   Continuous: pass iff the final answer (box / marker, else the last code block or
   paragraph) holds a number, carrying the required unit when one is stated (a unit named
   next to the number in a tag / quotes / "unit:" also counts).
