@@ -206,18 +206,13 @@ def _letter_case(inp: CheckInput, upper: bool) -> Verdict:
         text = _FENCE_INFO_RE.sub(" ", text)
     wanted = "uppercase" if upper else "lowercase"
     wrong_case = str.islower if upper else str.isupper
-    total = wrong = 0
-    first = -1
-    for i, ch in enumerate(text):
-        if ch.islower() or ch.isupper():
-            total += 1
-            if wrong_case(ch):
-                wrong += 1
-                if first < 0:
-                    first = i
+    # counted with map() in C: a Python loop over every character is the slow part
+    wrong = sum(map(wrong_case, text))
+    total = wrong + sum(map(str.isupper if upper else str.islower, text))
     if total == 0:
         return Verdict.failed(f"no letters in {where}")
     if wrong:
+        first = next(i for i, ch in enumerate(text) if wrong_case(ch))
         word = _word_at(text, first)
         return Verdict.failed(f"{wrong} of {total} letters in {where} not {wanted}, e.g. {word!r}")
     return Verdict.passed(f"all {total} letters in {where} are {wanted}")

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Literal, NamedTuple
 
 Scope = Literal["whole", "final"]
@@ -643,11 +644,9 @@ def strip_copied(response: str, question: str, min_words: int = COPY_MIN_WORDS) 
     (a method's name, a unit, an option, an entity) are kept. Linear: one pass over the
     response with a set of the question's ``min_words``-word windows.
     """
-    q = question.split() if question else []
-    if len(q) < min_words or not response:
+    windows, starts = _question_windows(question or "", min_words)
+    if not windows or not response:
         return response, 0
-    windows = {tuple(q[i : i + min_words]) for i in range(len(q) - min_words + 1)}
-    starts = {w[0] for w in windows}
     words = response.split()  # same tokens as \S+; positions only when a run is found
     runs: list[list[int]] = []  # [first word, last word] of each copied run
     for i in range(len(words) - min_words + 1):
@@ -671,3 +670,14 @@ def strip_copied(response: str, question: str, min_words: int = COPY_MIN_WORDS) 
         pos = b
     parts.append(response[pos:])
     return "".join(parts), removed
+
+
+@lru_cache(maxsize=64)
+def _question_windows(
+    question: str, min_words: int
+) -> tuple[frozenset[tuple[str, ...]], frozenset[str]]:
+    """The question's ``min_words``-word windows and their first words (a question is
+    scored against many responses: built once)."""
+    q = question.split()
+    windows = frozenset(tuple(q[i : i + min_words]) for i in range(len(q) - min_words + 1))
+    return windows, frozenset(w[0] for w in windows)
