@@ -26,6 +26,7 @@ import datasets
 from sci_tasks.data.jsonl import read_folder_records, read_location
 from sci_tasks.data.locate import DataError, DataLocation, locate
 from sci_tasks.images import ImageBudget
+from sci_tasks.metrics.verify_parse import parse_verification
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,12 @@ _DISCIPLINE_ALIASES = {"math": "mathematics", "maths": "mathematics", "phys": "p
                        "geo": "geography"}  # fmt: skip
 PERTURBATIONS = ("image", "text")
 REQUIRED_FIELDS = ("id", "category", "discipline", "instruction", "images", "label", "explanation")
+# the chat-message layout (see _from_chat)
+CHAT_MESSAGES = "messages"
+CHAT_REQUIRED_FIELDS = ("id", "category", "discipline", "messages", "images",
+                        "explanation_edit_generation")  # fmt: skip
+IMAGE_PLACEHOLDER = "<image>"
+CHAT_KEPT_FIELDS = ("id", "category", "discipline", "pair_id", "perturbation")
 RUBRIC_DIR = "rubric"
 RUBRIC_FIELDS = ("id", "domain", "instruction", "gold_rules")
 
@@ -137,6 +144,8 @@ def read_folder(folder: Path, source: str = "", bundled: bool = False) -> list[d
 
 
 def _normalise(raw: Any, where: str, folder: Path) -> dict[str, Any]:
+    if CHAT_MESSAGES in raw:  # chosen per record: a folder may hold both layouts
+        raw = _from_chat(raw, where)
     missing = [f for f in REQUIRED_FIELDS if f not in raw]
     if missing:
         raise DataError(f"{where}: missing field(s) {', '.join(missing)}")
@@ -168,6 +177,108 @@ def _normalise(raw: Any, where: str, folder: Path) -> dict[str, Any]:
         "edit": edit,
         "pair_id": _optional_text(raw.get("pair_id"), where, "pair_id"),
         "perturbation": perturbation,
+    }
+
+
+# --- the chat-message layout ------------------------------------------------------------------
+
+
+def _turn_text(content: Any, where: str, turn: str) -> tuple[str, int]:
+    """A turn's text and its number of image slots (``<image>`` placeholders in the text,
+    plus ``{"type": "image"}`` parts of a content list)."""
+    if isinstance(content, str):
+        return content, content.count(IMAGE_PLACEHOLDER)
+    if isinstance(content, list) and all(isinstance(p, dict) for p in content):
+        texts, slots = [], 0
+        for part in content:
+            if part.get("type") == "text" and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+                slots += part["text"].count(IMAGE_PLACEHOLDER)
+            elif part.get("type") in ("image", "image_url"):
+                slots += 1
+            else:
+                raise DataError(f"{where}: {turn} content part {part!r} is neither text nor image")
+        return "".join(texts), slots
+    raise DataError(f"{where}: {turn} content must be text or a list of parts, got {content!r}")
+
+
+def _from_chat(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    """A chat-message record (the layout of the authors' training data, as read by the
+    lmms-eval port) in the documented layout, for the same validation.
+
+    ``messages``: exactly one user turn, whose text is the instruction with one ``<image>``
+    placeholder per entry of ``images`` (in that order), and the reference answer as the
+    last assistant turn, whose true / false is the label (read like a verifier reply);
+    ``explanation_edit_generation``: ``{"explanation": ..., "edit": ...}``. ``question``,
+    when present, is the instruction (the port gives it to the judge); else the user text
+    without its placeholders is. ``source_images`` (optional) names which of ``images`` an
+    editing instruction starts from: the first entries of ``images``.
+    """
+    mixed = [f for f in ("instruction", "label", "explanation", "edit") if f in raw]
+    if mixed:
+        raise DataError(
+            f"{where}: a chat-message record ({CHAT_MESSAGES}) cannot also have "
+            f"{', '.join(mixed)}: use one record layout"
+        )
+    missing = [f for f in CHAT_REQUIRED_FIELDS if f not in raw]
+    if missing:
+        raise DataError(f"{where}: missing field(s) {', '.join(missing)} (chat-message layout)")
+    messages = raw[CHAT_MESSAGES]
+    if not isinstance(messages, list) or not all(
+        isinstance(m, dict) and isinstance(m.get("role"), str) for m in messages
+    ):
+        raise DataError(f"{where}: {CHAT_MESSAGES} must be a list of {{role, content}} objects")
+    users = [i for i, m in enumerate(messages) if m["role"] == "user"]
+    if len(users) != 1:
+        raise DataError(f"{where}: a chat-message record has one user turn, found {len(users)}")
+    user_text, slots = _turn_text(messages[users[0]].get("content"), where, "the user turn")
+    assistants = [i for i, m in enumerate(messages) if m["role"] == "assistant" and i > users[0]]
+    if not assistants:
+        raise DataError(f"{where}: no assistant turn after the user turn (it holds the label)")
+    answer_text, _ = _turn_text(messages[assistants[-1]].get("content"), where, "assistant turn")
+    answer = parse_verification(answer_text)
+    if answer.judgement is None:
+        raise DataError(
+            f"{where}: the last assistant turn gives no true / false label ({answer.note}): "
+            f"{answer_text[:80]!r}"
+        )
+
+    images = raw["images"]
+    rels = [images] if isinstance(images, str) else images
+    if not isinstance(rels, list) or not rels:
+        raise DataError(f"{where}: images must be one or more paths, got {images!r}")
+    if slots != len(rels):
+        raise DataError(
+            f"{where}: the user turn has {slots} {IMAGE_PLACEHOLDER} placeholder(s) for "
+            f"{len(rels)} image(s); they must match one to one, in order"
+        )
+    sources = raw.get("source_images") or []
+    sources = [sources] if isinstance(sources, str) else sources
+    if not isinstance(sources, list) or rels[: len(sources)] != sources:
+        raise DataError(
+            f"{where}: source_images must be the first entries of images (the image(s) the "
+            f"edit starts from, in order), got {raw['source_images']!r}"
+        )
+    if len(sources) >= len(rels):
+        raise DataError(f"{where}: every image is a source image; no candidate to verify")
+    reference = raw["explanation_edit_generation"]
+    if not isinstance(reference, dict):
+        raise DataError(
+            f"{where}: explanation_edit_generation must be an object with explanation and "
+            f"edit, got {reference!r}"
+        )
+    question = raw.get("question")
+    instruction = question if isinstance(question, str) and question.strip() else None
+    if instruction is None:
+        instruction = re.sub(rf"\s*{re.escape(IMAGE_PLACEHOLDER)}\s*", " ", user_text).strip()
+    return {
+        **{k: raw[k] for k in CHAT_KEPT_FIELDS if k in raw},
+        "instruction": instruction,
+        "images": rels[len(sources) :],
+        "source_images": sources,
+        "label": answer.judgement,
+        "explanation": reference.get("explanation"),
+        "edit": reference.get("edit"),
     }
 
 
