@@ -123,15 +123,14 @@ def _model_of(results: Mapping[str, Any]) -> str | None:
 
 
 def _unique_labels(runs: list[Run]) -> None:
-    """A run is labelled by its model; by model and folder when two runs share a model."""
-    counts: dict[str, int] = {}
+    """A run is labelled by its model (the jobs of one model over several task sets are one
+    model on the page); by model and folder when runs of one model share a task, since then
+    they are different configurations to tell apart."""
     for r in runs:
-        counts[r.model] = counts.get(r.model, 0) + 1
-    for r in runs:
-        if counts[r.model] > 1:
-            r.label = f"{r.model} ({r.label})"
-        else:
-            r.label = r.model
+        clash = any(
+            o is not r and o.model == r.model and set(o.samples) & set(r.samples) for o in runs
+        )
+        r.label = f"{r.model} ({r.label})" if clash else r.model
 
 
 # --- one sample as the page shows it ----------------------------------------------------------
@@ -329,6 +328,7 @@ def build_page(root: Path, runs: Sequence[Run], iters: int = stats.ITERS) -> str
     image_data: dict[str, str] = {}
     problems = [p for r in runs for p in r.problems]
     samples = []
+    models = list(dict.fromkeys(r.label for r in runs))  # the page's "model" filter
     for ri, run in enumerate(runs):
         for task, records in run.samples.items():
             for record in records:
@@ -348,6 +348,7 @@ def build_page(root: Path, runs: Sequence[Run], iters: int = stats.ITERS) -> str
                 samples.append(
                     {
                         "run": ri,
+                        "model": models.index(run.label),
                         "task": task,
                         "doc_id": record.get("doc_id"),
                         "key": "|".join(stats.sample_key(task, record)),
@@ -381,6 +382,7 @@ def build_page(root: Path, runs: Sequence[Run], iters: int = stats.ITERS) -> str
         )
     data = {
         "runs": [{"label": r.label, "folder": _rel(r.folder, root)} for r in runs],
+        "models": models,
         "samples": samples,
         "images": image_data,
     }

@@ -178,18 +178,33 @@ def test_runs_checks_and_summary_from_real_output(run_dir: Path) -> None:
         assert " ± " in rows["csr"]
 
 
-def test_a_sweep_folder_labels_runs_of_one_model_by_job(run_dir: Path, tmp_path: Path) -> None:
+def test_a_sweep_folder_labels_runs_by_model_and_job(run_dir: Path, tmp_path: Path) -> None:
+    """Two jobs of model-a on the same tasks are told apart by job; model-b's two jobs on
+    different tasks are one model."""
     sweep = tmp_path / "sweep"
-    for job, model in (("model-a__geo__1", "model-a"), ("model-a__geo__2", "model-a"),
-                       ("model-b__geo__3", "model-b")):  # fmt: skip
-        shutil.copytree(run_dir / model, sweep / job / model)
-        (sweep / job / "manifest.json").write_text("{}")
+    for job in ("model-a__geo__1", "model-a__geo__2"):
+        shutil.copytree(run_dir / "model-a", sweep / job / "model-a")
+    for job, task in (("model-b__geo__3", "scimif_geo"), ("model-b__spm__4", "spm_bench_stm")):
+        (sweep / job / "model-b").mkdir(parents=True)
+        for path in (run_dir / "model-b").glob(f"samples_{task}_*.jsonl"):
+            shutil.copy(path, sweep / job / "model-b" / path.name)
+    for job in sweep.iterdir():
+        (job / "manifest.json").write_text("{}")
     runs = view.find_runs(sweep)
     assert [r.label for r in runs] == [
-        "model-a (model-a__geo__1/model-a)", "model-a (model-a__geo__2/model-a)", "model-b"
+        "model-a (model-a__geo__1/model-a)", "model-a (model-a__geo__2/model-a)",
+        "model-b", "model-b",
     ]  # fmt: skip
+    assert [sorted(r.samples) for r in runs[2:]] == [["scimif_geo"], ["spm_bench_stm"]]
     page = view.write_view(sweep)
     assert page == sweep / view.OUT_NAME and page.stat().st_size > 10_000
+    data = json.loads(
+        page.read_text(encoding="utf-8")
+        .split('<script type="application/json" id="data">')[1]
+        .split("</script>")[0]
+    )
+    assert data["models"] == [r.label for r in runs[:3]]
+    assert {s["model"] for s in data["samples"] if s["run"] >= 2} == {2}
 
 
 def test_script_json_cannot_close_its_element() -> None:
@@ -338,7 +353,7 @@ def test_page_in_chromium(run_dir: Path, browser: Any, tmp_path: Path) -> None:
     assert widths[0][1] == widths[1][1] and widths[0][0] < widths[1][0]  # beside, not below
     keep_screenshot(browser, tmp_path, "sci-view-side-by-side.png")
     browser.find_element("id", "f-paired").click()
-    browser.find_element("css selector", "#f-runs input[data-run='1']").click()
+    browser.find_element("css selector", "#f-runs input[data-model='1']").click()
     assert shown(browser) == LIMIT
     choose(browser, "f-task", "")
     assert shown(browser) == len(TASKS) * LIMIT
