@@ -3,11 +3,16 @@
 An answer that cannot be read is an empty selection marked unparsed; it is never guessed.
 The rules, in the order they are applied (README "SPM-Bench answer parsing"):
 
-1. Reasoning blocks (``<think>...</think>``) are removed first; only the final text counts.
+1. Reasoning is removed first (the same rule as SciGen-Verify, ``metrics/reply.py``):
+   ``<think>...</think>`` blocks, text before an unopened ``</think>``, and everything after
+   an unclosed ``<think>`` (a reply cut off while thinking: an answer written only inside
+   reasoning is no answer). Only the final text counts.
 2. **Explicit answer statements**: every ``Answer:`` line (also ``Final answer:``,
-   ``**Answer:**``, ``Answers:``; an empty line after the colon takes the next line) and every
-   JSON object with an ``"answer"`` key. The **last** statement in the reply wins, and if it
-   cannot be read the reply is unparsed: an earlier statement is never used instead.
+   ``**Answer:**``, ``Answers:``; an empty line after the colon takes the next line), every
+   answer tag (``<answer>A, C</answer>``, the short ``<a>A, C</a>``; an unclosed one runs to
+   the next tag or the end) and every JSON object with an ``"answer"`` key (its value a list
+   of labels or a text). The **last** statement in the reply wins, and if it cannot be read
+   the reply is unparsed: an earlier statement is never used instead.
 3. Without an explicit statement: a reply that is nothing but a label list (``A, C``,
    ``AC``, ``a and c``), else the **last** prose phrase of one of these shapes:
    ``the answer is A`` / ``the correct options are A and C``, ``A and C are correct``
@@ -20,9 +25,10 @@ The rules, in the order they are applied (README "SPM-Bench answer parsing"):
    ``(``, a dash, *because*, *since* or *as*.
 5. A label that is not one of the question's options (``E`` when the options are A-D)
    makes the whole answer unparsed: dropping it would erase a wrong selection's penalty.
-6. Confidence: the last ``Confidence: <number>`` (``0.8``, ``.8``, ``80%``) or JSON
-   ``"confidence"`` value. It must lie in [0, 1] (a percentage in [0, 100]); anything else
-   (``85``, ``1.2``, ``-0.1``, ``high``) is not clamped but reported as ``None`` with a note.
+6. Confidence: the last ``Confidence: <number>`` (``0.8``, ``.8``, ``80%``),
+   ``<confidence>0.8</confidence>`` tag or JSON ``"confidence"`` value. It must lie in
+   [0, 1] (a percentage in [0, 100]); anything else (``85``, ``1.2``, ``-0.1``, ``high``)
+   is not clamped but reported as ``None`` with a note.
 """
 
 from __future__ import annotations
@@ -33,14 +39,24 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+from sci_tasks.metrics.reply import json_objects, strip_reasoning
+
+# an answer tag (<answer> or the short <a>) up to its closing tag, the next tag or the end
+_ANSWER_TAG = re.compile(
+    r"<\s*(?:answer|a)\s*>(?P<rest>.*?)(?=<\s*/?\s*[a-z]+\s*>|$)", re.IGNORECASE | re.DOTALL
+)
+_CONFIDENCE_TAG = re.compile(
+    r"<\s*confidence\s*>\s*(?P<value>[+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*(?P<pct>%)?\s*"
+    r"(?=<\s*/\s*confidence\s*>|$)",
+    re.IGNORECASE,
+)
 _ANSWER_LINE = re.compile(r"\banswers?[ \t]*\**[ \t]*[:：][ \t]*(?P<rest>[^\n]*)", re.IGNORECASE)
 _CONFIDENCE = re.compile(
     r"\bconfidence(?:[ \t]+(?:level|score))?[ \t]*\**[ \t]*[:=][ \t]*\**[ \t]*"
     r"(?P<value>[+-]?(?:\d+(?:\.\d*)?|\.\d+))[ \t]*(?P<pct>%)?",
     re.IGNORECASE,
 )
-_JSON_ANSWER_KEYS = ("answer", "answers", "final_answer")
+_JSON_ANSWER_KEYS = ("answer", "answers", "final_answer", "a")
 _DECORATION = re.compile(r"[*_`\"'“”‘’\[\]{}()]")
 _MARKDOWN = re.compile(r"[*_`\"'“”‘’]")
 _SEPARATOR = re.compile(r"\s*(?:,|;|/|&|\+|\band\b)\s*|\s+", re.IGNORECASE)
@@ -79,7 +95,7 @@ class ParsedAnswer:
 
     labels: tuple[str, ...]
     parsed: bool
-    how: str  # "answer line", "json", "bare list", "prose", or "" when unparsed
+    how: str  # "answer line", "answer tag", "json", "bare list", "prose"; "" when unparsed
     note: str  # why unparsed, or what was read
     confidence: float | None
     confidence_note: str  # "stated", "missing", or why the value was rejected
@@ -90,10 +106,8 @@ class _OutOfSet(ValueError):
 
 
 def final_text(response: str) -> str:
-    """The reply without reasoning-model ``<think>`` blocks (an unopened ``</think>`` too)."""
-    text = _THINK.sub("", response or "")
-    close = text.lower().rfind("</think>")
-    return (text[close + len("</think>") :] if close >= 0 else text).strip()
+    """The reply without reasoning (rule 1)."""
+    return strip_reasoning(response or "")[0].strip()
 
 
 def parse_response(response: str | None, options: Sequence[str]) -> ParsedAnswer:
@@ -163,7 +177,8 @@ def label_list(text: str, valid: Sequence[str], *, lenient: bool) -> tuple[str, 
 def parse_confidence(text: str) -> tuple[float | None, str]:
     """The last stated confidence in [0, 1], or None with the reason."""
     found: list[tuple[int, Any]] = [(m.start(), m) for m in _CONFIDENCE.finditer(text)]
-    for start, obj in _json_objects(text):
+    found += [(m.start(), m) for m in _CONFIDENCE_TAG.finditer(text)]
+    for start, obj in json_objects(text):
         for key, value in obj.items():
             if isinstance(key, str) and key.lower() == "confidence":
                 found.append((start, value))
@@ -203,7 +218,9 @@ def _statements(text: str) -> Iterator[tuple[int, str, Any]]:
             following = [ln for ln in text[m.end() :].splitlines() if ln.strip()]
             rest = following[0].strip() if following else ""
         yield m.start(), "answer line", rest
-    for start, obj in _json_objects(text):
+    for m in _ANSWER_TAG.finditer(text):
+        yield m.start(), "answer tag", m["rest"].strip()
+    for start, obj in json_objects(text):
         for key, value in obj.items():
             if isinstance(key, str) and key.lower() in _JSON_ANSWER_KEYS:
                 yield start, "json", value
@@ -227,21 +244,6 @@ def _read_statement(how: str, payload: Any, valid: Sequence[str]) -> tuple[str, 
         if labels:
             return labels
     return _prose(payload, valid)
-
-
-def _json_objects(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Every top-level JSON object in ``text`` (e.g. inside a ```json fence)."""
-    decoder = json.JSONDecoder()
-    pos = text.find("{")
-    while pos >= 0:
-        try:
-            obj, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError:
-            pos = text.find("{", pos + 1)
-            continue
-        if isinstance(obj, dict):
-            yield pos, obj
-        pos = text.find("{", end)
 
 
 # --- prose ---------------------------------------------------------------------------------

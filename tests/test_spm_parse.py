@@ -134,3 +134,56 @@ def test_helpers() -> None:
     assert label_list("a, c", ABCD, lenient=False) is None
     assert label_list("A, C", ABCD, lenient=False) == ("A", "C")
     assert label_list("AC", ABCD, lenient=False) is None
+
+
+# --- the output forms shared with SciGen-Verify: tags, JSON, reasoning ----------------------
+
+# (reply, labels, how, confidence); labels () = unparsed
+FORMS: list[tuple[str, tuple[str, ...], str, float | None]] = [
+    # answer tags, the paper spelling and the short one, with a confidence tag
+    ("<answer>A, C</answer>", ("A", "C"), "answer tag", None),
+    ("<think>Step edges run along B.</think><answer>B</answer><confidence>0.9</confidence>",
+     ("B",), "answer tag", 0.9),
+    ("<a>a, c</a><confidence>75%</confidence>", ("A", "C"), "answer tag", 0.75),
+    ("< ANSWER >AC</ANSWER>", ("A", "C"), "answer tag", None),
+    ("<answer>B, D", ("B", "D"), "answer tag", None),  # truncated after the list
+    ("<answer>(A) and (D)</answer><explanation>Both show the moire.</explanation>",
+     ("A", "D"), "answer tag", None),
+    # the JSON reply {"answer": [...], "confidence": ...}, bare or fenced
+    ('```json\n{"answer": ["B", "D"], "confidence": 0.65}\n```', ("B", "D"), "json", 0.65),
+    ('{"answer": "A, C", "confidence": "80%"}', ("A", "C"), "json", 0.8),
+    ('{"a": ["c"], "confidence": 0.5}', ("C",), "json", 0.5),
+    # the last statement wins across forms (a revised answer)
+    ("Answer: A\nOn reflection the terraces rule it out.\n<answer>C</answer>", ("C",),
+     "answer tag", None),
+    # text before an unclosed <think> is the answer; after it, reasoning
+    ("Answer: A, C\nConfidence: 0.6\n<think>double-check", ("A", "C"), "answer line", 0.6),
+    # unparsed: only inside reasoning, closed or cut off (an unclosed <think>)
+    ("<think>The answer is A, C.\nAnswer: A, C\nConfidence: 0.9", (), "", None),
+    ('<think>Draft: {"answer": ["A"], "confidence": 0.9}', (), "", None),
+    ("<think>So <answer>B</answer>", (), "", None),
+    # unparsed: an unreadable or out-of-set last statement
+    ("<answer>the first and third</answer>", (), "", None),
+    ("<answer>A, E</answer>", (), "", None),
+    ('<answer>A</answer> {"answer": []}', (), "", None),
+    ('{"answer": [1, 2], "confidence": 0.3}', (), "", 0.3),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("reply", "labels", "how", "confidence"), FORMS)
+def test_tags_json_and_reasoning(
+    reply: str, labels: tuple[str, ...], how: str, confidence: float | None
+) -> None:
+    parsed = parse_response(reply, ABCD)
+    assert (parsed.labels, parsed.parsed, parsed.how) == (labels, bool(labels), how), parsed.note
+    assert parsed.confidence == (pytest.approx(confidence) if confidence is not None else None)
+
+
+def test_an_answer_inside_an_unclosed_think_is_no_answer() -> None:
+    """The bug this fixes: ``<think>`` without ``</think>`` (a reply cut off while thinking)
+    used to be read as if it were the final text, so its draft answer scored."""
+    reply = "<think>Hexagonal lattice, so A; the step height gives C.\nAnswer: A, C"
+    parsed = parse_response(reply, ABCD)
+    assert not parsed.parsed and parsed.labels == () and parsed.note == "no answer found"
+    assert final_text(reply) == ""
+    assert final_text("Answer: B <think>more") == "Answer: B"
