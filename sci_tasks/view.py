@@ -282,9 +282,14 @@ def thumbnail(path: Path) -> str:
 
 
 def _first(value: Any) -> str:
-    while isinstance(value, list) and value:
-        value = value[0]
-    return "" if value is None or value == [] else str(value)
+    """The generated text of a ``resps`` / ``filtered_resps`` entry; anything else (e.g. the
+    log-likelihoods of a multiple-choice task) as JSON, so no number stands alone."""
+    inner = value
+    while isinstance(inner, list) and inner:
+        inner = inner[0]
+    if inner is None or inner == []:
+        return ""
+    return inner if isinstance(inner, str) else json.dumps(value, ensure_ascii=False)
 
 
 # --- the page --------------------------------------------------------------------------------

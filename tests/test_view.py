@@ -359,3 +359,11 @@ def test_page_in_chromium(run_dir: Path, browser: Any, tmp_path: Path) -> None:
     assert shown(browser) == len(TASKS) * LIMIT
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
     keep_screenshot(browser, tmp_path, "sci-view-one-model.png")
+
+
+def test_responses_of_every_request_type_read_as_text() -> None:
+    assert view._first([["generated text"]]) == "generated text"  # generate_until
+    assert view._first(["filtered"]) == "filtered"
+    # loglikelihood (multiple choice): every choice's value, not the first number alone
+    assert view._first([[[-1.5, False]], [[-0.25, True]]]) == "[[[-1.5, false]], [[-0.25, true]]]"
+    assert view._first(2) == "2" and view._first(None) == "" and view._first([]) == ""
