@@ -1,0 +1,160 @@
+"""The image budget (``sci_tasks.images``): settings, the fitting rule, and that the model
+hooks of SciGen-Verify and SPM-Bench and the SciGen-Verify edit judge get the same pixels,
+with the budget recorded in every document and score record."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+import sci_tasks
+from sci_tasks.data import scigen_verify, spm_bench
+from sci_tasks.data.locate import DataError
+from sci_tasks.hooks import scigen_verify as verify_hooks
+from sci_tasks.hooks import spm_bench as spm_hooks
+from sci_tasks.images import ImageBudget, fit, judge_file, png_bytes
+from sci_tasks.metrics import spm, verify
+from sci_tasks.metrics.verify_parse import parse_verification
+
+
+@pytest.fixture(autouse=True)
+def _bundled(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for key in ("SCI_TASKS_DATA_DIR", "SCIGEN_VERIFY_DATA_DIR", "SPM_BENCH_DATA_DIR"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("SCI_TASKS_CACHE", str(tmp_path / "cache"))
+
+
+def noise(size: tuple[int, int]) -> Image.Image:
+    """Incompressible pixels: PNG needs about 3 bytes per pixel."""
+    return Image.frombytes("RGB", size, os.urandom(size[0] * size[1] * 3))
+
+
+@pytest.mark.parametrize(
+    ("settings", "budget"),
+    [
+        ({}, ImageBudget()),
+        ({"max_image_pixels": None, "max_image_bytes": ""}, ImageBudget()),
+        ({"max_image_pixels": 0, "max_image_bytes": 0}, ImageBudget()),  # 0: no limit
+        ({"max_image_pixels": 200704, "max_image_bytes": 10485760}, ImageBudget(200704, 10485760)),
+        ({"max_image_pixels": "200704", "max_image_bytes": 2048.0}, ImageBudget(200704, 2048)),
+    ],
+)
+def test_settings(settings: dict[str, object], budget: ImageBudget) -> None:
+    assert ImageBudget.from_settings(settings) == budget
+    assert ImageBudget.from_settings(settings).active is (budget != ImageBudget())
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"max_image_pixels": -5}, "max_image_pixels must be at least 1"),
+        ({"max_image_pixels": "lots"}, "max_image_pixels must be a whole number or null"),
+        ({"max_image_pixels": 1.5}, "max_image_pixels must be a whole number or null"),
+        ({"max_image_pixels": True}, "max_image_pixels must be a whole number or null"),
+        ({"max_image_bytes": 500}, "max_image_bytes must be at least 1024"),
+    ],
+)
+def test_bad_settings_name_the_option(settings: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        ImageBudget.from_settings(settings)
+    with pytest.raises(DataError, match=f"SPM-Bench task metadata: {message}"):
+        spm_bench.load_for_lm_eval(**settings)
+    with pytest.raises(DataError, match=f"SciGen-Verify task metadata: {message}"):
+        scigen_verify.load_for_lm_eval(**settings)
+
+
+def test_pixels_scale_down_keeping_the_aspect_ratio() -> None:
+    image = Image.new("RGB", (1000, 500), "white")
+    # s = sqrt(200704 / 500000) = 0.63357; floor(633.57) x floor(316.78)
+    fitted = fit(image, ImageBudget(max_pixels=200704))
+    assert fitted.size == (633, 316) and 633 * 316 <= 200704
+    small = Image.new("RGB", (448, 448), "white")  # exactly 200704 pixels: untouched
+    assert fit(small, ImageBudget(max_pixels=200704)) is small
+    assert fit(image, ImageBudget()) is image
+
+
+def test_bytes_are_measured_on_the_png_that_is_sent() -> None:
+    image = noise((300, 200))
+    assert len(png_bytes(image)) > 150_000
+    fitted = fit(image, ImageBudget(max_bytes=50_000))
+    assert len(png_bytes(fitted)) <= 50_000
+    w, h = fitted.size
+    assert w < 300 and h < 200 and abs(w / h - 1.5) < 0.05
+    # both limits: the pixel limit first, then the bytes
+    both = fit(image, ImageBudget(max_pixels=10_000, max_bytes=50_000))
+    assert both.size == (122, 81)  # s = sqrt(10000 / 60000): floor(122.47) x floor(81.65)
+    tiny = fit(image, ImageBudget(max_bytes=1024))
+    assert len(png_bytes(tiny)) <= 1024
+
+
+def test_the_judge_gets_a_file_of_the_same_pixels(tmp_path: Path) -> None:
+    source = tmp_path / "figure.png"
+    noise((400, 300)).save(source)
+    budget = ImageBudget(max_pixels=30_000, max_bytes=60_000)
+    sent = judge_file(str(source), budget, tmp_path / "copies")
+    assert sent != str(source) and Path(sent).parent == tmp_path / "copies"
+    with Image.open(sent) as judge_img, Image.open(source) as original:
+        model_img = fit(original.convert("RGB"), budget)
+        assert judge_img.size == model_img.size and judge_img.tobytes() == model_img.tobytes()
+    assert Path(sent).stat().st_size <= 60_000
+    assert judge_file(str(source), budget, tmp_path / "copies") == sent  # written once
+    assert judge_file(str(source), ImageBudget(), tmp_path / "copies") == str(source)  # off
+    # an image already within the budget is sent as it is
+    assert judge_file(str(source), ImageBudget(max_pixels=120_000)) == str(source)
+
+
+def test_scigen_verify_model_and_edit_judge_share_the_budget() -> None:
+    ds = scigen_verify.load_for_lm_eval("instruction_following", max_image_pixels=16384)["test"]
+    doc = next(d for d in ds if d["id"] == "if-math-edit-neg")  # source + candidate, 256 x 256
+    assert (doc["max_image_pixels"], doc["max_image_bytes"]) == (16384, None)
+    model_images = verify_hooks.doc_to_image(doc)
+    assert [i.size for i in model_images] == [(128, 128), (128, 128)]
+    reply = "<answer>false</answer><explanation>Unchanged.</explanation><edit>Swap.</edit>"
+    request = verify.edit_request(doc, parse_verification(reply))
+    assert len(request.images) == 2
+    for path, model_image in zip(request.images, model_images, strict=True):
+        with Image.open(path) as judge_image:
+            assert judge_image.convert("RGB").tobytes() == model_image.tobytes()
+    record = verify.score_sample(doc, reply)
+    assert record["image_budget"] == {"max_image_pixels": 16384, "max_image_bytes": None}
+    # without a budget: full resolution, the original files
+    plain = next(d for d in scigen_verify.load(category="instruction_following")
+                 if d["id"] == "if-math-edit-neg")  # fmt: skip
+    assert [i.size for i in verify_hooks.doc_to_image(plain)] == [(256, 256), (256, 256)]
+    assert list(verify.edit_request(plain, parse_verification(reply)).images) == [
+        *plain["source_images"], *plain["images"]
+    ]  # fmt: skip
+
+
+def test_spm_bench_images_and_record_carry_the_budget() -> None:
+    ds = spm_bench.load_for_lm_eval(technique="AFM", max_image_bytes=20_000)["test"]
+    doc = ds[0]
+    images = spm_hooks.doc_to_image(doc)
+    originals = [Image.open(p).size for p in doc["images"]]
+    assert all(len(png_bytes(i)) <= 20_000 for i in images)
+    assert any(i.size[0] < o[0] for i, o in zip(images, originals, strict=True))
+    record = spm.score(doc, "Answer: A")
+    assert record["image_budget"] == {"max_image_pixels": None, "max_image_bytes": 20_000}
+
+
+def test_task_yaml_metadata_and_run_settings_reach_the_documents() -> None:
+    """Off in the task YAML; ``--metadata`` (the TaskManager's metadata) turns it on."""
+    names = ["scigen_verify_world_knowledge", "spm_bench_stm"]
+    tasks = sci_tasks.task_manager(include_defaults=False).load(names)["tasks"]
+    for name in names:
+        doc = next(iter(tasks[name].test_docs()))
+        assert (doc["max_image_pixels"], doc["max_image_bytes"]) == (None, None)
+    managed = sci_tasks.task_manager(
+        metadata={"max_image_pixels": 4096}, include_defaults=False
+    ).load(names)["tasks"]
+    for name in names:
+        task = managed[name]
+        doc = next(iter(task.test_docs()))
+        assert doc["max_image_pixels"] == 4096
+        sizes = [i.size for i in task.doc_to_image(doc)]
+        assert sizes and all(w * h <= 4096 for w, h in sizes)
+        assert all(math.isclose(w, h, rel_tol=0.15) for w, h in sizes)  # near-square figures
