@@ -247,3 +247,28 @@ def test_a_sweep_reruns_only_changed_jobs_into_fresh_folders_and_reports_failure
         )
         assert f"{chem.name} finished with other inputs (data scimif.source: " in moved.stdout
         assert len(answered) == asked + 3
+
+
+def test_a_failed_single_run_says_failed_in_its_manifest_and_exits_non_zero(
+    tmp_path: Path,
+) -> None:
+    missing = tmp_path / "no-such-folder"
+    out = cli(
+        tmp_path, "sci-eval", *model_args("http://127.0.0.1:9/v1/chat/completions"),
+        "tasks=spm_bench", f"data.SPM_BENCH_DATA_DIR={missing}", "hydra.run.dir=r",
+    )  # fmt: skip
+    assert out.returncode == 1
+    recorded = manifest.read(tmp_path / "r")
+    assert recorded["status"] == "failed"
+    assert recorded["error"] == (
+        f"DataError: SPM_BENCH_DATA_DIR (run settings) is {str(missing)!r}: neither an existing "
+        "folder nor a "
+        "hub dataset id"
+    )
+    assert f"FAILED {tmp_path / 'r'}: {recorded['error']}" in out.stderr
+    assert out.stderr.rstrip().endswith("sci-eval: 1 job(s) failed")
+    assert (tmp_path / "r" / ".hydra" / "config.yaml").is_file()
+    board = ok(cli(tmp_path, "sci-leaderboard", str(tmp_path / "r")))
+    assert f"failed: r: {recorded['error']}" in board.stdout
+    markdown = (tmp_path / "r" / "leaderboard" / "leaderboard.md").read_text(encoding="utf-8")
+    assert f"failed; {recorded['error']}" in markdown
