@@ -381,8 +381,9 @@ class JudgeClient:
 
     def _cached(self, key: str) -> str | None:
         content = self._memo.get(key)
-        if content is None and self._cache is not None:
-            content = self._cache.get(key)
+        cache = self._cache
+        if content is None and cache is not None:
+            content = cache.get(key)
         return content
 
     def _store(self, key: str, content: str) -> None:
@@ -390,18 +391,23 @@ class JudgeClient:
         # temperature 0 the same request gets the same reply, and the raw text is re-parsed
         # on every re-score. Transport failures and malformed bodies are never cached.
         self._memo[key] = content
-        if self._cache is not None:
-            try:
-                self._cache.put(key, content)
-            except OSError as exc:
-                # the reply is kept (memo); only the disk copy is lost, so say it once
-                log.warning(
-                    "judge cache %s cannot be written (%s): judge replies of this run are "
-                    "not cached on disk",
-                    self._cache.folder,
-                    exc.strerror or exc,
-                )
+        cache = self._cache  # one read: another thread may switch it off meanwhile
+        if cache is None:
+            return
+        try:
+            cache.put(key, content)
+        except OSError as exc:
+            # the reply is kept (memo); only the disk copy is lost, so say it once
+            with self._lock:
+                if self._cache is None:
+                    return
                 self._cache = None
+            log.warning(
+                "judge cache %s cannot be written (%s): judge replies of this run are "
+                "not cached on disk",
+                cache.folder,
+                exc.strerror or exc,
+            )
 
     def _call(self, request: JudgeRequest) -> str:
         cfg = self.config
