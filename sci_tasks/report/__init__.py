@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 _SKIP = {"scores", "report"}  # sci-score and sci-report outputs inside a run folder
 
@@ -29,3 +32,53 @@ def newest_samples(run_dir: Path, prefix: str) -> dict[str, Path]:
         if task not in newest or path.name > newest[task].name:
             newest[task] = path
     return newest
+
+
+BUNDLED = "bundled sample data: not benchmark results"  # title suffix / plot note
+
+
+def bundled_sources(files: Iterable[Path], prefix: str = "") -> list[str]:
+    """The bundled data sources behind logged samples files (empty: real data). A sample is
+    bundled when its doc's ``data_source`` starts with "bundled" or its ``bundled_sample``
+    flag is set; a results file next to the samples giving a task named ``<prefix>...``
+    ``bundled_samples`` > 0 counts too, so the mark survives samples logged without docs."""
+    found: set[str] = set()
+    folders: set[Path] = set()
+    for path in files:
+        folders.add(path.parent)
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                doc = json.loads(line).get("doc") if line.strip() else None
+                if not isinstance(doc, dict):
+                    continue
+                source = str(doc.get("data_source") or "")
+                if source.startswith("bundled") or doc.get("bundled_sample") is True:
+                    found.add(source or "bundled samples")
+    if found:
+        return sorted(found)
+    for folder in sorted(folders):
+        for results in folder.glob("results_*.json"):
+            try:
+                tasks = json.loads(results.read_text(encoding="utf-8")).get("results", {})
+            except (OSError, ValueError):
+                continue  # an unreadable results file says nothing either way
+            for task, values in tasks.items():
+                flag = values.get("bundled_samples,none") if isinstance(values, dict) else None
+                if task.startswith(prefix) and isinstance(flag, (int, float)) and flag > 0:
+                    found.add(f"bundled samples (results of {task})")
+    return sorted(found)
+
+
+def bundled_suffix(sources: Sequence[str]) -> str:
+    """`` (bundled sample data: not benchmark results)`` for a title, or ""."""
+    return f" ({BUNDLED})" if sources else ""
+
+
+def mark_bundled(fig: Any, sources: Sequence[str]) -> None:
+    """A visible note above a matplotlib figure drawn from bundled samples (a suptitle:
+    the constrained layout keeps it clear of the axes and legend)."""
+    if sources:
+        shown = "; ".join(sources)
+        shown = shown if len(shown) <= 70 else shown[:67] + "..."
+        fig.suptitle(f"{BUNDLED.capitalize()}\n({shown})", color="#b03a2e", fontsize=9,
+                     fontweight="bold")  # fmt: skip

@@ -27,7 +27,7 @@ from typing import Any
 from sci_tasks.data.scigen_verify import CATEGORIES, DISCIPLINES
 from sci_tasks.metrics.rubric import macro_over_domains
 from sci_tasks.metrics.verify import acc_a, acc_e, acc_i
-from sci_tasks.report import newest_samples
+from sci_tasks.report import bundled_sources, bundled_suffix, newest_samples
 
 VERIFY_PREFIX = "samples_scigen_verify_"
 RUBRIC_PREFIX = "samples_scigen_rubric_"
@@ -204,24 +204,27 @@ def markdown(
     files: Sequence[Path],
     run_dir: Path,
     rubric_rows: Sequence[RubricRow] = (),
+    bundled: Sequence[str] = (),
 ) -> str:
     judges = sorted(
         {str(r[k]) for r in records for k in ("acc_e_judge", "acc_i_judge") if r.get(k)}
     )
+    suffix = bundled_suffix(bundled)
     lines = [
-        "# SciGen-Verify report",
+        "# SciGen-Verify report" + suffix,
         "",
         f"Run: `{run_dir}`; {len(records)} SciGen-Verify samples. Files: "
         + ", ".join(f"`{p.name}`" for p in files)
         + ".",
         "",
     ]
-    if any(r.get("bundled_sample") for r in records):
-        lines += ["**Bundled sample records: these numbers are not benchmark results.**", ""]
+    if bundled:
+        lines += [f"**Bundled sample records ({'; '.join(bundled)}): these numbers are not "
+                  "benchmark results.**", ""]  # fmt: skip
     for group, title in (("category", "By category"), ("discipline", "By discipline")):
         part = [r for r in rows if r.group in (group, "overall")]
         lines += [
-            f"## {title}",
+            f"## {title}{suffix}",
             "",
             *_md((group, *VERIFY_HEAD[1:]), (astuple(r)[1:] for r in part)),
             "",
@@ -236,7 +239,12 @@ def markdown(
         "",
     ]
     if rubric_rows:
-        lines += ["## SciGen-Rubric", "", *_md(RUBRIC_HEAD, (astuple(r) for r in rubric_rows)), ""]
+        lines += [
+            f"## SciGen-Rubric{suffix}",
+            "",
+            *_md(RUBRIC_HEAD, (astuple(r) for r in rubric_rows)),
+            "",
+        ]
         lines += [
             "Per domain: means of the per-rubric RR / NHR / SF1; last row: their unweighted "
             "mean over domains. Weights that do not sum to 10 are counted, not penalised.",
@@ -273,8 +281,10 @@ def write_report(run_dir: Path, out_dir: Path) -> list[Path]:
     rubric_rows = rubric_table(rubric_records) if rubric_records else []
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {key: out_dir / name for key, name in OUTPUTS.items()}
+    bundled = bundled_sources([*files, *rubric_files], "scigen_")
     paths["table_md"].write_text(
-        markdown(rows, records, [*files, *rubric_files], run_dir, rubric_rows), encoding="utf-8"
+        markdown(rows, records, [*files, *rubric_files], run_dir, rubric_rows, bundled),
+        encoding="utf-8",
     )
     write_csv(paths["table_csv"], rows, rubric_rows)
     return list(paths.values())

@@ -10,7 +10,10 @@ correctness grade (``correct``), so every table is recomputed from per-constrain
 * DRFR per constraint source (original / core_task / added_general), both conventions;
 * DRFR per functional group (10), in both conventions, and per constraint;
 * DRFR per domain: general constraints vs each discipline's scientific ones, both ways;
-* correctness x instruction following: CF / CV / IF / IV, phi, Jaccard, chi-square p.
+* correctness x instruction following: CF / CV / IF / IV, phi, Jaccard, chi-square p;
+* two plots: CSR / ISR / DRFR per discipline, and DRFR per functional group.
+
+A run on the bundled samples says so in the title of every table and on every plot.
 
 A sample logged by several tasks (a discipline task, ``scimif_all``, a task-type task) is
 counted once, preferring the discipline task, then ``scimif_all``, then task types.
@@ -32,7 +35,7 @@ from tabulate import tabulate
 from sci_tasks.data.scimif import SHORT
 from sci_tasks.metrics import scimif
 from sci_tasks.metrics.constraints.registry import Group
-from sci_tasks.report import newest_samples
+from sci_tasks.report import bundled_sources, bundled_suffix, mark_bundled, newest_samples
 
 DISCIPLINES = tuple(SHORT)
 _PRIORITY = {f"scimif_{s}": 0 for s in SHORT.values()} | {"scimif_all": 1}
@@ -240,25 +243,124 @@ TABLES = {
 }
 
 
+PLOTS = {"disciplines": "scimif_disciplines.png", "groups": "scimif_groups.png"}
+
+
 def write_report(run_dir: Path, out_dir: Path) -> list[Path]:
-    """Write every table as Markdown and CSV under ``out_dir``; returns the files."""
+    """Write every table as Markdown and CSV and the two plots under ``out_dir``; returns
+    the files."""
     samples = read_samples(run_dir)
     if not samples:
         return []
+    bundled = bundled_sources(newest_samples(run_dir, "scimif").values(), "scimif")
+    suffix = bundled_suffix(bundled)
     out_dir.mkdir(parents=True, exist_ok=True)
     tables = {name: fn(samples) for name, fn in TABLES.items()}
     tables["correctness"] = correctness_table(samples, run_dir.name)
     written = []
-    markdown = ["# SciMIF report", "", f"{len(samples)} samples from {run_dir}", ""]
+    markdown = ["# SciMIF report" + suffix, "", f"{len(samples)} samples from {run_dir}", ""]
+    if bundled:
+        markdown += [f"**Bundled sample data ({'; '.join(bundled)}): these numbers are not "
+                     "benchmark results.**", ""]  # fmt: skip
     for name, rows in tables.items():
         csv_path = out_dir / f"scimif_{name}.csv"
         with csv_path.open("w", newline="", encoding="utf-8") as fh:
             csv.writer(fh).writerows(rows)
         written.append(csv_path)
-        markdown += [f"## {name}", "", _markdown(rows), ""]
+        markdown += [f"## {name}{suffix}", "", _markdown(rows), ""]
+    plots = {key: out_dir / name for key, name in PLOTS.items()}
+    plot_disciplines(plots["disciplines"], tables["disciplines"], bundled)
+    plot_groups(plots["groups"], tables["groups"], tables["groups_unscored_as_fail"], bundled)
+    markdown += ["## plots", "", *(f"![{p.stem}]({p.name})" for p in plots.values()), ""]
     md_path = out_dir / "scimif_report.md"
     md_path.write_text("\n".join(markdown), encoding="utf-8")
-    return [md_path, *written]
+    return [md_path, *written, *plots.values()]
+
+
+# --- plots ----------------------------------------------------------------------------------
+
+BAR_COLOURS = ("#3b6fb6", "#e67e22", "#2e8b57")
+
+
+def _bar_labels(ax: Any, positions: Sequence[float], values: Sequence[float], **kw: Any) -> None:
+    """The value above each bar; "n/a" (grey, on the axis) where there is none."""
+    for x, v in zip(positions, values, strict=True):
+        text, y = ("n/a", 0.0) if math.isnan(v) else (f"{v:.2f}", v)
+        ax.text(x, y + 0.015, text, color="grey" if math.isnan(v) else "black", **kw)
+
+
+def plot_disciplines(path: Path, table: list[list[Any]], bundled: Sequence[str]) -> None:
+    """CSR, ISR and DRFR per discipline and pooled over all samples (unscored excluded)."""
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    head = table[0]
+    rows = [r for r in table[1:] if r[0] != OVERALL]
+    names = [f"{r[0]}\n(n={r[1]})" for r in rows]
+    fig = Figure(figsize=(max(6.0, 1.3 * len(rows) + 2.0), 4.6), layout="constrained")
+    ax = fig.add_subplot()
+    x = np.arange(len(rows))
+    width = 0.8 / 3
+    for i, metric in enumerate(("CSR", "ISR", "DRFR")):
+        values = [float(r[head.index(metric)]) for r in rows]
+        pos = x - 0.4 + width * (i + 0.5)
+        heights = [0.0 if math.isnan(v) else v for v in values]
+        ax.bar(pos, heights, width * 0.92, label=metric, color=BAR_COLOURS[i],
+               edgecolor=BAR_COLOURS[i])  # fmt: skip
+        _bar_labels(ax, pos, values, ha="center", va="bottom", fontsize=8)
+    if len(rows) > 1:  # the pooled row is no discipline: set it apart
+        ax.axvline(len(rows) - 1.5, color="grey", linestyle=":", linewidth=1)
+    ax.set_xticks(x)
+    ax.set_xticklabels(names, fontsize=9)
+    ax.set_ylim(0.0, 1.12)
+    ax.set_yticks([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    ax.set_ylabel("score (unscored constraints excluded)")
+    ax.set_title("SciMIF: CSR / ISR / DRFR per discipline")
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    fig.legend(loc="outside lower center", ncol=3, frameon=False)
+    mark_bundled(fig, bundled)
+    _save(fig, path)
+
+
+def plot_groups(
+    path: Path, excluded: list[list[Any]], as_fail: list[list[Any]], bundled: Sequence[str]
+) -> None:
+    """DRFR per functional group over all samples, in both conventions (horizontal bars)."""
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    groups = [r[0] for r in excluded[1:]]
+    fig = Figure(figsize=(7.0, 0.42 * len(groups) + 2.0), layout="constrained")
+    ax = fig.add_subplot()
+    y = np.arange(len(groups))
+    series = (("DRFR (unscored excluded)", excluded), (f"DRFR {AS_FAIL}", as_fail))
+    for i, (label, table) in enumerate(series):
+        values = [float(r[-1]) for r in table[1:]]  # the pooled "all" column
+        pos = y - 0.2 + 0.4 * i
+        ax.barh(pos, [0.0 if math.isnan(v) else v for v in values], 0.38, label=label,
+                color=BAR_COLOURS[i], edgecolor=BAR_COLOURS[i])  # fmt: skip
+        for p, v in zip(pos, values, strict=True):
+            text, at = ("n/a", 0.0) if math.isnan(v) else (f"{v:.2f}", v)
+            ax.text(at + 0.01, p, text, va="center", fontsize=7,
+                    color="grey" if math.isnan(v) else "black")  # fmt: skip
+    ax.set_yticks(y)
+    ax.set_yticklabels(groups, fontsize=9)
+    ax.invert_yaxis()  # the paper's group order, top to bottom
+    ax.set_xlim(0.0, 1.1)
+    ax.set_xticks([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    ax.set_xlabel("DRFR (n/a: no scored constraint of the group)")
+    ax.set_title("SciMIF: DRFR per functional group (all samples)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_axisbelow(True)
+    fig.legend(loc="outside lower center", ncol=2, frameon=False)
+    mark_bundled(fig, bundled)
+    _save(fig, path)
+
+
+def _save(fig: Any, path: Path) -> None:
+    # no timestamp / software metadata: the same run gives the same file
+    fig.savefig(path, dpi=110, metadata={"Software": None})
 
 
 def _markdown(rows: list[list[Any]]) -> str:

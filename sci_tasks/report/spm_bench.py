@@ -25,7 +25,7 @@ from matplotlib.projections.polar import PolarAxes
 from matplotlib.ticker import MaxNLocator
 
 from sci_tasks.metrics.spm import delta, ece
-from sci_tasks.report import newest_samples
+from sci_tasks.report import bundled_sources, bundled_suffix, mark_bundled, newest_samples
 
 TECHNIQUE_TASKS = ("spm_bench_stm", "spm_bench_afm", "spm_bench_sem", "spm_bench_tem")
 RECORD_KEYS = (
@@ -84,13 +84,15 @@ def write_report(run_dir: Path, out_dir: Path) -> list[Path]:
     by_field = rows_by(records, "field")
     by_technique = rows_by(records, "technique")
     overall = summarise("all", records)
+    bundled = bundled_sources(files, "spm_bench")
     paths = {key: out_dir / name for key, name in OUTPUTS.items()}
     paths["table_md"].write_text(
-        markdown(by_field, by_technique, overall, records, files, run_dir), encoding="utf-8"
+        markdown(by_field, by_technique, overall, records, files, run_dir, bundled),
+        encoding="utf-8",
     )
     write_csv(paths["table_csv"], [*by_field, overall])
-    plot_histogram(paths["histogram"], [r["sip_f1"] for r in records], overall)
-    plot_radar(paths["radar"], by_field)
+    plot_histogram(paths["histogram"], [r["sip_f1"] for r in records], overall, bundled)
+    plot_radar(paths["radar"], by_field, bundled)
     return list(paths.values())
 
 
@@ -196,6 +198,7 @@ def markdown(
     records: Sequence[Mapping[str, Any]],
     files: Sequence[Path],
     run_dir: Path,
+    bundled: Sequence[str] = (),
 ) -> str:
     params = sorted(
         {
@@ -204,18 +207,21 @@ def markdown(
         }
     )
     shown = ", ".join(f"lambda = {lam:g}, Gamma = {gam:g}" for lam, gam in params)
+    suffix = bundled_suffix(bundled)
     lines = [
-        "# SPM-Bench report",
+        "# SPM-Bench report" + suffix,
         "",
         f"Run: `{run_dir}`; {overall.questions} questions from "
         + ", ".join(f"`{p.name}`" for p in files)
         + " (each question counted once).",
         "",
     ]
-    if any(r.get("bundled_sample") for r in records):
-        lines += ["**Bundled sample questions: these numbers are not benchmark results.**", ""]
-    lines += ["## By field", "", *_md_table([*by_field, overall], "field", True), ""]
-    lines += ["## By technique", "", *_md_table([*by_technique, overall], "technique", True), ""]
+    if bundled:
+        lines += [f"**Bundled sample questions ({'; '.join(bundled)}): these numbers are not "
+                  "benchmark results.**", ""]  # fmt: skip
+    lines += [f"## By field{suffix}", "", *_md_table([*by_field, overall], "field", True), ""]
+    lines += [f"## By technique{suffix}", "",
+              *_md_table([*by_technique, overall], "technique", True), ""]  # fmt: skip
     lines += [
         f"SIP-F1 with {shown}. Delta = |mean SPC - mean SIP-F1| over the row's questions; "
         "ECE: stated confidence against EM in 10 equal-width bins, over the questions with "
@@ -245,7 +251,9 @@ def _save(fig: Figure, path: Path) -> None:
     fig.savefig(path, dpi=110, metadata={"Software": None})
 
 
-def plot_histogram(path: Path, values: Sequence[float], overall: Row) -> None:
+def plot_histogram(
+    path: Path, values: Sequence[float], overall: Row, bundled: Sequence[str] = ()
+) -> None:
     fig = Figure(figsize=(6.0, 3.8), layout="constrained")
     ax = fig.add_subplot()
     edges = np.linspace(0.0, 1.0, 21)
@@ -260,37 +268,53 @@ def plot_histogram(path: Path, values: Sequence[float], overall: Row) -> None:
     ax.set_title(f"SPM-Bench: SIP-F1 per question ({overall.questions} questions)")
     ax.legend(loc="best", frameon=True, framealpha=0.9)
     ax.grid(axis="y", alpha=0.3)
+    mark_bundled(fig, bundled)
     _save(fig, path)
 
 
-RADAR_SERIES: list[tuple[str, Callable[[Row], float], str]] = [
-    ("SIP-F1", lambda r: r.sip_f1, "#3b6fb6"),
-    ("SPC", lambda r: r.spc, "#e67e22"),
-    ("EM", lambda r: r.em, "#2e8b57"),
-]
+RADAR_SERIES: list[tuple[str, Callable[[Row], float], str, float]] = [
+    ("SIP-F1", lambda r: r.sip_f1, "#3b6fb6", 10.0),
+    ("SPC", lambda r: r.spc, "#e67e22", 7.0),
+    ("EM", lambda r: r.em, "#2e8b57", 4.0),
+]  # largest marker first: equal values stay visible as nested dots
 
 
-def plot_radar(path: Path, rows: Sequence[Row]) -> None:
-    fig = Figure(figsize=(7.2, 6.6), layout="constrained")
+def plot_radar(path: Path, rows: Sequence[Row], bundled: Sequence[str] = ()) -> None:
+    """One spoke per field on a fixed 0..1 scale. The centre is a ring (the radial origin
+    sits below 0), so low scores spread along the 0 ring instead of collapsing to a dot;
+    each field's values are printed under its name."""
+    fig = Figure(figsize=(8.4, 7.6), layout="constrained")
     ax = cast(PolarAxes, fig.add_subplot(projection="polar"))
     ax.set_theta_offset(math.pi / 2)  # first field at the top, then clockwise
     ax.set_theta_direction(-1)
     angles = np.linspace(0.0, 2 * math.pi, len(rows), endpoint=False)
     closed = np.append(angles, angles[:1])
-    for label, value, colour in RADAR_SERIES:
+    for label, value, colour, size in RADAR_SERIES:
         vals = [value(r) for r in rows]
         vals = [0.0 if math.isnan(v) else v for v in vals]
-        ax.plot(closed, [*vals, vals[0]], color=colour, linewidth=2, marker="o", label=label)
+        ax.plot(closed, [*vals, vals[0]], color=colour, linewidth=2, marker="o",
+                markersize=size, label=label)  # fmt: skip
         ax.fill(closed, [*vals, vals[0]], color=colour, alpha=0.08)
     ax.set_xticks(angles)
+
+    def shown(r: Row) -> str:
+        return " ".join(f"{label} {_fmt(value(r), 2)}" for label, value, _, _ in RADAR_SERIES)
+
     # one word per line keeps long field names inside the figure
     ax.set_xticklabels(
-        [f"{r.name.replace(' ', chr(10))}\n(n={r.questions})" for r in rows], fontsize=9
+        [f"{r.name.replace(' ', chr(10))} (n={r.questions})\n{shown(r)}" for r in rows],
+        fontsize=8,
     )
-    ax.tick_params(axis="x", pad=14)
+    ax.tick_params(axis="x", pad=16)
     ax.set_ylim(0.0, 1.0)
-    ax.set_yticks([0.2, 0.4, 0.6, 0.8, 1.0])
-    ax.set_yticklabels(["0.2", "0.4", "0.6", "0.8", "1.0"], fontsize=7, color="grey")
-    ax.set_title("SPM-Bench by field", pad=12)
+    ax.set_rorigin(-0.25)
+    ticks = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    ax.set_yticks(ticks)
+    ax.set_yticklabels([f"{t:.1f}" for t in ticks], fontsize=7, color="#555555")
+    ax.set_rlabel_position(180.0 / max(len(rows), 1))  # between the first two spokes
+    ax.yaxis.grid(True, color="#999999", linewidth=0.8)
+    ax.xaxis.grid(True, color="#bbbbbb", linewidth=0.8)
+    ax.set_title("SPM-Bench by field (radius: score, 0 to 1)", pad=14)
     fig.legend(loc="outside lower center", ncol=len(RADAR_SERIES), frameon=False)
+    mark_bundled(fig, bundled)
     _save(fig, path)
