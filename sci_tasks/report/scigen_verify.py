@@ -219,8 +219,11 @@ def markdown(
         "",
     ]
     if bundled:
-        lines += [f"**Bundled sample records ({'; '.join(bundled)}): these numbers are not "
-                  "benchmark results.**", ""]  # fmt: skip
+        lines += [
+            f"**Bundled sample records: these numbers are not benchmark results.** "
+            f"Data: {'; '.join(bundled)}.",
+            "",
+        ]
     for group, title in (("category", "By category"), ("discipline", "By discipline")):
         part = [r for r in rows if r.group in (group, "overall")]
         lines += [

@@ -260,8 +260,11 @@ def write_report(run_dir: Path, out_dir: Path) -> list[Path]:
     written = []
     markdown = ["# SciMIF report" + suffix, "", f"{len(samples)} samples from {run_dir}", ""]
     if bundled:
-        markdown += [f"**Bundled sample data ({'; '.join(bundled)}): these numbers are not "
-                     "benchmark results.**", ""]  # fmt: skip
+        markdown += [
+            f"**Bundled sample data: these numbers are not benchmark results.** "
+            f"Data: {'; '.join(bundled)}.",
+            "",
+        ]
     for name, rows in tables.items():
         csv_path = out_dir / f"scimif_{name}.csv"
         with csv_path.open("w", newline="", encoding="utf-8") as fh:

@@ -217,8 +217,11 @@ def markdown(
         "",
     ]
     if bundled:
-        lines += [f"**Bundled sample questions ({'; '.join(bundled)}): these numbers are not "
-                  "benchmark results.**", ""]  # fmt: skip
+        lines += [
+            f"**Bundled sample questions: these numbers are not benchmark results.** "
+            f"Data: {'; '.join(bundled)}.",
+            "",
+        ]
     lines += [f"## By field{suffix}", "", *_md_table([*by_field, overall], "field", True), ""]
     lines += [f"## By technique{suffix}", "",
               *_md_table([*by_technique, overall], "technique", True), ""]  # fmt: skip
