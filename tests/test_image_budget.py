@@ -4,8 +4,10 @@ with the budget recorded in every document and score record."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,9 @@ from sci_tasks.hooks import spm_bench as spm_hooks
 from sci_tasks.images import ImageBudget, fit, judge_file, png_bytes
 from sci_tasks.metrics import spm, verify
 from sci_tasks.metrics.verify_parse import parse_verification
+
+from .helpers import console_script
+from .servers import KATAN_KEY, katan
 
 
 @pytest.fixture(autouse=True)
@@ -158,3 +163,33 @@ def test_task_yaml_metadata_and_run_settings_reach_the_documents() -> None:
         sizes = [i.size for i in task.doc_to_image(doc)]
         assert sizes and all(w * h <= 4096 for w, h in sizes)
         assert all(math.isclose(w, h, rel_tol=0.15) for w, h in sizes)  # near-square figures
+
+
+def test_stock_lm_eval_records_the_budget_in_the_samples_log(tmp_path: Path) -> None:
+    """Stock ``lm_eval`` against a real llm-katan echo server: ``--metadata`` sets the
+    budget; every logged document and score record carries it."""
+    env = {**os.environ, "OPENAI_API_KEY": KATAN_KEY, "HF_HUB_OFFLINE": "1",
+           "HF_DATASETS_OFFLINE": "1", "SCI_TASKS_CACHE": str(tmp_path / "cache")}  # fmt: skip
+    for key in ("SCI_TASKS_DATA_DIR", "SPM_BENCH_DATA_DIR"):
+        env.pop(key, None)
+    out = tmp_path / "run"
+    metadata = json.dumps({"max_image_pixels": 4096, "max_image_bytes": 8192})
+    with katan(tmp_path, model="vlm") as model:
+        done = subprocess.run(
+            [console_script("lm_eval"), "--model", "local-chat-completions",
+             "--model_args", f"model={model.model},base_url={model.chat_url},max_images=2,"
+             "num_concurrent=1,max_retries=1",
+             "--apply_chat_template", "--tasks", "spm_bench_stm", "--include_path",
+             sci_tasks.include_path(), "--metadata", metadata, "--log_samples",
+             "--output_path", str(out)],
+            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert model.requests_received() == 4
+    (path,) = out.rglob("samples_spm_bench_stm_*.jsonl")
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(rows) == 4
+    for row in rows:
+        assert (row["doc"]["max_image_pixels"], row["doc"]["max_image_bytes"]) == (4096, 8192)
+        assert row["delta"]["image_budget"] == {"max_image_pixels": 4096, "max_image_bytes": 8192}
+        assert row["resps"][0][0].count("[image:image/png]") == len(row["doc"]["images"])
