@@ -9,7 +9,9 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from PIL import Image
 
 from sci_tasks.metrics import scimif
 from sci_tasks.report import scimif as report
@@ -43,7 +45,7 @@ def sample(
 ) -> str:
     return json.dumps(
         {
-            "doc": {"discipline": discipline, "id": sample_id},
+            "doc": {"discipline": discipline, "id": sample_id, "data_source": "folder /data"},
             "drfr": {"constraints": verdicts},
             "correct": {"score": correct},
         }
@@ -190,3 +192,53 @@ def test_predict_only_samples_must_be_scored_first(tmp_path: Path) -> None:
     )
     with pytest.raises(ValueError, match="run sci-score on it first"):
         report.read_samples(tmp_path)
+
+
+NOTE_RED = np.array([0xB0, 0x3A, 0x2E])  # the colour of the bundled-data note on plots
+
+
+def note_pixels(png: Path) -> int:
+    """Pixels of the bundled-data note's colour in the top strip of a plot (its suptitle)."""
+    with Image.open(png) as im:
+        assert im.format == "PNG" and im.width >= 500 and im.height >= 350
+        rgb = np.asarray(im.convert("RGB"), dtype=int)
+    top = rgb[: rgb.shape[0] // 8]
+    return int((np.abs(top - NOTE_RED).max(axis=2) < 40).sum())
+
+
+def test_one_run_gets_its_plots_and_real_data_no_bundled_mark(
+    run_dir: Path, tmp_path: Path
+) -> None:
+    written = report.write_report(run_dir, tmp_path / "out")
+    pngs = [p for p in written if p.suffix == ".png"]
+    assert [p.name for p in pngs] == ["scimif_disciplines.png", "scimif_groups.png"]
+    text = (tmp_path / "out" / "scimif_report.md").read_text()
+    assert "bundled" not in text.lower()
+    assert "![scimif_disciplines](scimif_disciplines.png)" in text
+    for png in pngs:
+        assert note_pixels(png) == 0
+        with Image.open(png) as im:
+            assert np.asarray(im.convert("L"), dtype=float).std() > 10  # drawn, not blank
+
+
+def test_bundled_samples_are_marked_on_every_table_and_plot(tmp_path: Path) -> None:
+    folder = tmp_path / "run" / "model"
+    folder.mkdir(parents=True)
+    source = "bundled scimif samples (no data location set)"
+    lines = [json.loads(line) for line in CHEM + BIO]
+    for line in lines:
+        line["doc"]["data_source"] = source
+    ts = "2026-11-30T10-00-00.000000"
+    (folder / f"samples_scimif_chem_{ts}.jsonl").write_text(
+        "\n".join(json.dumps(x) for x in lines) + "\n"
+    )
+    written = report.write_report(tmp_path / "run", tmp_path / "out")
+    text = (tmp_path / "out" / "scimif_report.md").read_text()
+    mark = " (bundled sample data: not benchmark results)"
+    assert text.startswith(f"# SciMIF report{mark}")
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    tables = [h for h in headings if h != "## plots"]
+    assert len(tables) == 7 and all(h.endswith(mark) for h in tables), headings
+    assert f"Data: {source}." in text
+    for png in (p for p in written if p.suffix == ".png"):
+        assert note_pixels(png) > 200, png.name  # the note is drawn, in its colour
