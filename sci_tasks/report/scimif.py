@@ -285,7 +285,7 @@ def write_report(run_dir: Path, out_dir: Path) -> list[Path]:
 BAR_COLOURS = ("#3b6fb6", "#e67e22", "#2e8b57")
 
 
-def _bar_labels(ax: Any, positions: Sequence[float], values: Sequence[float], **kw: Any) -> None:
+def _bar_labels(ax: Any, positions: Iterable[float], values: Sequence[float], **kw: Any) -> None:
     """The value above each bar; "n/a" (grey, on the axis) where there is none."""
     for x, v in zip(positions, values, strict=True):
         text, y = ("n/a", 0.0) if math.isnan(v) else (f"{v:.2f}", v)
