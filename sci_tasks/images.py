@@ -31,7 +31,7 @@ from typing import Any
 
 from PIL import Image
 
-from sci_tasks.metrics.judge.client import default_cache_dir
+from sci_tasks.cache import cache_root
 
 PIXELS_KEY = "max_image_pixels"
 BYTES_KEY = "max_image_bytes"
@@ -133,7 +133,7 @@ def open_images(paths: Sequence[str], budget: ImageBudget) -> list[Image.Image]:
 
 def cache_folder() -> Path:
     """Budgeted copies for the judge: next to the judge cache (``$SCI_TASKS_CACHE/images``)."""
-    return Path(default_cache_dir()).parent / "images"
+    return cache_root() / "images"
 
 
 def judge_file(path: str, budget: ImageBudget, folder: Path | None = None) -> str:

@@ -167,10 +167,14 @@ def git_revision() -> dict[str, Any] | None:
     return {"commit": commit.stdout.strip(), "dirty": bool(dirty.stdout.strip())}
 
 
+RECORD_SUFFIXES = (".jsonl", ".parquet")
+
+
 def data_fingerprints(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """Per benchmark: where its data came from and a hash of its record files.
 
-    Records (``*.jsonl``) are hashed by content; images by name and size (hashing every
+    Records (``*.jsonl``, and ``*.parquet`` with the ``README.md`` that names its splits, for
+    a folder in the hub layout) are hashed by content; images by name and size (hashing every
     image of a large release would dominate start-up, and a changed image almost always
     changes its size). Hub data is identified by its id and revision."""
     out: dict[str, Any] = {}
@@ -187,9 +191,9 @@ def data_fingerprints(metadata: Mapping[str, Any]) -> dict[str, Any]:
             n_records = n_images = 0
             for path in sorted(p for p in folder.rglob("*") if p.is_file()):
                 rel = path.relative_to(folder).as_posix()
-                if path.suffix == ".jsonl":
+                if path.suffix in RECORD_SUFFIXES or path.name == "README.md":
                     digest.update(f"{rel}\0".encode() + path.read_bytes())
-                    n_records += 1
+                    n_records += path.suffix in RECORD_SUFFIXES
                 elif path.suffix.lower() in {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".gif"}:
                     digest.update(f"{rel}\0{path.stat().st_size}\0".encode())
                     n_images += 1

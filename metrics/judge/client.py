@@ -40,6 +40,7 @@ from typing import Any
 import jsonschema
 import openai
 
+from sci_tasks.cache import cache_root
 from sci_tasks.text import safe_text, safe_value
 
 log = logging.getLogger(__name__)
@@ -51,11 +52,8 @@ UNAVAILABLE = "judge unavailable"
 
 
 def default_cache_dir() -> str:
-    """``$SCI_TASKS_CACHE/judge``, else ``~/.cache/sci-tasks/judge`` (XDG_CACHE_HOME honoured)."""
-    root = os.environ.get("SCI_TASKS_CACHE")
-    if not root:
-        root = str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sci-tasks")
-    return str(Path(root) / "judge")
+    """``<cache root>/judge`` (``sci_tasks.cache.cache_root``)."""
+    return str(cache_root() / "judge")
 
 
 @dataclass(frozen=True)

@@ -73,15 +73,6 @@ class DataLocation:
         return _hub_snapshot(self, self.subdir)
 
 
-def cache_root() -> Path:
-    """The project's cache root: ``$SCI_TASKS_CACHE``, else ``$XDG_CACHE_HOME/sci-tasks``,
-    else ``~/.cache/sci-tasks``."""
-    root = os.environ.get("SCI_TASKS_CACHE")
-    if root:
-        return Path(root).expanduser()
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sci-tasks"
-
-
 def samples_dir(benchmark: str) -> Path:
     return Path(str(files("sci_tasks.samples") / benchmark))
 

@@ -33,8 +33,9 @@ from typing import Any, Literal
 import datasets
 from PIL import Image, UnidentifiedImageError
 
+from sci_tasks.cache import cache_root
 from sci_tasks.data.jsonl import UniqueIds, read_objects
-from sci_tasks.data.locate import DataError, DataLocation, cache_root, locate
+from sci_tasks.data.locate import DataError, DataLocation, locate
 
 log = logging.getLogger(__name__)
 
