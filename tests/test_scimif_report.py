@@ -203,7 +203,7 @@ def note_pixels(png: Path) -> int:
         assert im.format == "PNG" and im.width >= 500 and im.height >= 350
         rgb = np.asarray(im.convert("RGB"), dtype=int)
     top = rgb[: rgb.shape[0] // 8]
-    return int((np.abs(top - NOTE_RED).max(axis=2) < 40).sum())
+    return int((np.abs(top - NOTE_RED).max(axis=2) < 12).sum())
 
 
 def test_one_run_gets_its_plots_and_real_data_no_bundled_mark(

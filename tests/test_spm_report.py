@@ -179,3 +179,71 @@ def test_report_errors(tmp_path: Path) -> None:
         ValueError, match=r"samples_spm_bench_stm_.*\.jsonl:1: no per-question SPM-Bench record"
     ):
         write_report(tmp_path / "bad", tmp_path / "out")
+
+
+NOTE_RED = np.array([0xB0, 0x3A, 0x2E])  # the colour of the bundled-data note on plots
+SIP_BLUE = np.array([0x3B, 0x6F, 0xB6])  # the radar's SIP-F1 series
+
+
+def pixels_like(png: Path, colour: np.ndarray, within: int = 12) -> np.ndarray:
+    """Row and column of every pixel within ``within`` of ``colour`` in each channel (12
+    tells the note from the histogram's mean line, #c0392b, 16 away)."""
+    with Image.open(png) as im:
+        rgb = np.asarray(im.convert("RGB"), dtype=int)
+    return np.argwhere(np.abs(rgb - colour).max(axis=2) < within)
+
+
+def test_radar_stays_readable_when_every_score_is_zero(tmp_path: Path) -> None:
+    """An echo-like model scores 0 everywhere: the points lie on the 0 ring, one per field,
+    instead of collapsing to one dot in the centre."""
+    docs = spm_bench.load()
+    fields = sorted({d["field"] for d in docs})
+    write_run(tmp_path / "run" / "m", {d["id"]: "no idea" for d in docs})
+    write_report(tmp_path / "run", tmp_path / "out")
+    md = (tmp_path / "out" / OUTPUTS["table_md"]).read_text()
+    assert "| **all** | **16** | **0.000** | **0.000** | **0.000** |" in md
+    png = tmp_path / "out" / OUTPUTS["radar"]
+    with Image.open(png) as im:
+        height = im.height
+    blue = pixels_like(png, SIP_BLUE)
+    blue = blue[blue[:, 0] < 0.85 * height]  # the plot, not the legend's marker under it
+    rows, cols = np.ptp(blue[:, 0]), np.ptp(blue[:, 1])
+    assert len(fields) == 6 and rows > 80 and cols > 80, (rows, cols)  # a ring, not a dot
+
+
+def test_bundled_questions_are_marked_on_every_table_and_plot(
+    run_dir: Path, tmp_path: Path
+) -> None:
+    write_report(run_dir, tmp_path / "out")
+    md = (tmp_path / "out" / OUTPUTS["table_md"]).read_text()
+    mark = " (bundled sample data: not benchmark results)"
+    assert md.startswith(f"# SPM-Bench report{mark}")
+    assert f"## By field{mark}" in md and f"## By technique{mark}" in md
+    assert "Data: bundled spm_bench samples (no data location set)." in md
+    for key in ("histogram", "radar"):
+        png = tmp_path / "out" / OUTPUTS[key]
+        note = pixels_like(png, NOTE_RED)
+        with Image.open(png) as im:
+            top = im.height // 8
+        assert (note[:, 0] < top).sum() > 200, key  # the red note above the plot
+
+
+def test_real_data_carries_no_bundled_mark(tmp_path: Path) -> None:
+    docs = [
+        d | {"data_source": "folder /data/spm", "bundled_sample": False}
+        for d in list(spm_bench.load())[:3]
+    ]
+    folder = tmp_path / "run" / "m"
+    folder.mkdir(parents=True)
+    lines = [sample_line(i, d, "Answer: A") for i, d in enumerate(docs)]
+    (folder / f"samples_{TASK_OF[docs[0]['technique']]}_2026.jsonl").write_text(
+        "\n".join(lines) + "\n"
+    )
+    write_report(tmp_path / "run", tmp_path / "out")
+    assert "bundled" not in (tmp_path / "out" / OUTPUTS["table_md"]).read_text().lower()
+    for key in ("histogram", "radar"):
+        png = tmp_path / "out" / OUTPUTS[key]
+        with Image.open(png) as im:
+            top = im.height // 8
+        note = pixels_like(png, NOTE_RED)
+        assert (note[:, 0] < top).sum() == 0, key
