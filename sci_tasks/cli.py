@@ -41,12 +41,34 @@ def install_task_path() -> None:
     lm_eval.tasks.TaskManager = TaskManager
 
 
+def install_safe_samples() -> None:
+    """Make text that cannot be encoded (a lone surrogate in a model's reply) safe before
+    lm-eval writes a samples file: otherwise the write fails part-way and the good samples
+    after it are lost. Once, at the boundary (``sci_tasks.text.make_safe_in_place``)."""
+    from lm_eval.loggers import EvaluationTracker
+
+    from sci_tasks.text import make_safe_in_place
+
+    save = EvaluationTracker.save_results_samples
+    if getattr(save, "_sci_tasks", False):
+        return
+
+    def save_results_samples(self: Any, task_name: str, samples: Any) -> None:
+        if isinstance(samples, list):
+            make_safe_in_place(samples)
+        save(self, task_name, samples)
+
+    save_results_samples._sci_tasks = True  # type: ignore[attr-defined]
+    EvaluationTracker.save_results_samples = save_results_samples  # type: ignore[method-assign]
+
+
 def main(argv: list[str] | None = None) -> None:
     from lm_eval.__main__ import cli_evaluate
 
     if argv is not None:
         sys.argv = [sys.argv[0], *argv]
     install_task_path()
+    install_safe_samples()
     cli_evaluate()
 
 

@@ -272,3 +272,22 @@ def test_a_failed_single_run_says_failed_in_its_manifest_and_exits_non_zero(
     assert f"failed: r: {recorded['error']}" in board.stdout
     markdown = (tmp_path / "r" / "leaderboard" / "leaderboard.md").read_text(encoding="utf-8")
     assert f"failed; {recorded['error']}" in markdown
+
+
+def test_sci_lm_eval_keeps_every_sample_when_a_reply_holds_a_lone_surrogate(
+    tmp_path: Path,
+) -> None:
+    """Stock lm-eval stops writing the samples file at the first reply that cannot be
+    encoded (0 of 3 kept, checked by hand); ``sci-lm-eval`` makes such text safe first."""
+    with scripted_server(lambda _: (200, "application/json", completion(SURROGATE_REPLY))) as model:
+        out = ok(cli(
+            tmp_path, "sci-lm-eval", "run", "--model", "local-chat-completions",
+            "--model_args",
+            f"model=scripted,base_url={model.chat_url},num_concurrent=1,max_retries=1,"
+            "tokenized_requests=False",
+            "--tasks", "scimif_chem", "--limit", "3", "--apply_chat_template",
+            "--log_samples", "--output_path", str(tmp_path / "out"),
+        ))  # fmt: skip
+    logged = samples(tmp_path / "out")
+    assert len(logged) == 3, out.stderr[-2000:]
+    assert {s["resps"][0][0] for s in logged} == {"The answer is 4 \ufffd mol."}
