@@ -2,11 +2,14 @@
 
 A sweep folder (``sci-eval-sweeps/<name>/``) holds one job folder per model x task set, each
 with ``manifest.json`` and lm-eval's ``<model>/results_*.json`` / ``samples_*.jsonl``. The
-leaderboard has one row per model (``config.model.name`` of the manifest): the tasks of all
-its finished jobs are merged into that row, and when two jobs gave the same task the newer
-results file wins (the Markdown says which). Unfinished jobs are listed, never dropped
-silently. Output (default ``SWEEP_DIR/leaderboard/``): ``leaderboard.md``,
-``leaderboard.csv`` (full precision, blank = no value), ``jobs.csv`` and PNG plots.
+leaderboard has one row per model configuration (``config.model.name`` of the manifest and
+every other setting except the task set): the tasks of all its finished jobs are merged into
+that row, and when two jobs gave the same task the newer results file wins (the Markdown says
+which). Jobs of one model that differ in other settings (e.g. generation settings) get a row
+each, labelled by the settings that differ: ``smollm2 (gen_kwargs.max_gen_toks=64)``.
+Unfinished jobs are listed, never dropped silently. Output (default
+``SWEEP_DIR/leaderboard/``): ``leaderboard.md``, ``leaderboard.csv`` (full precision,
+blank = no value), ``jobs.csv`` and PNG plots.
 
 Values come from the results files, except the SciMIF DRFR per functional group, which only
 the logged samples carry (computed by ``sci_tasks.report.scimif``, never re-derived here).
@@ -30,7 +33,7 @@ from sci_tasks import stats
 from sci_tasks.data.jsonl import read_objects
 from sci_tasks.data.locate import DataError
 from sci_tasks.data.scimif import SHORT
-from sci_tasks.manifest import MANIFEST
+from sci_tasks.manifest import MANIFEST, NOT_DECIDING, _flat
 from sci_tasks.metrics.constraints.registry import Group
 from sci_tasks.report import newest_samples
 from sci_tasks.report import scimif as scimif_report
@@ -107,6 +110,7 @@ class Job:
     results: dict[str, Any] = field(default_factory=dict)  # lm-eval's whole results file
     note: str = ""
     superseded: list[str] = field(default_factory=list)  # its tasks a newer job replaced
+    config: dict[str, Any] = field(default_factory=dict)  # the manifest's (redacted) config
 
     @property
     def tasks(self) -> list[str]:
@@ -152,7 +156,7 @@ def read_job(folder: Path) -> Job:
     config = manifest.get("config") or {}
     model = (config.get("model") or {}).get("name") or _model_from_folder(folder)
     taskset = (config.get("tasks") or {}).get("name")
-    job = Job(folder, str(manifest.get("status", "unknown")), str(model), taskset)
+    job = Job(folder, str(manifest.get("status", "unknown")), str(model), taskset, config=config)
     if job.status == "running":
         job.note = "still running, or stopped before it finished"
     elif job.status == "failed":
@@ -260,15 +264,66 @@ def standard_column(task: str, key: str) -> str:
 
 
 def build(sweep_dir: Path) -> Leaderboard:
-    """Read every job of the sweep and merge the finished ones into one row per model."""
+    """Read every job of the sweep and merge the finished ones into one row per model
+    configuration (see ``settings``)."""
     jobs = find_jobs(sweep_dir)
     notes: list[str] = []
-    by_model: dict[str, list[Job]] = {}
+    by_config: dict[tuple[str, str], list[Job]] = {}
     for job in jobs:
         if job.usable:
-            by_model.setdefault(str(job.model), []).append(job)
-    rows = [_model_row(model, by_model[model], notes) for model in sorted(by_model)]
+            key = (str(job.model), json.dumps(settings(job), sort_keys=True, default=str))
+            by_config.setdefault(key, []).append(job)
+    labels = row_labels({key: settings(group[0]) for key, group in by_config.items()})
+    rows = [
+        _model_row(labels[key], by_config[key], notes)
+        for key in sorted(by_config, key=lambda k: labels[k])
+    ]
     return Leaderboard(Path(sweep_dir), jobs, rows, notes)
+
+
+# Settings that never change a job's numbers (besides the manifest's NOT_DECIDING): how
+# fast or how often a server is asked. A row merges jobs that differ only in these.
+NOT_IN_ROW = ("model.args.num_concurrent", "model.args.max_retries", "model.args.timeout")
+
+
+def settings(job: Job) -> dict[str, Any]:
+    """A job's configuration as dotted keys, without its task set (jobs of one model on
+    several task sets share a row) and without the settings in NOT_DECIDING / NOT_IN_ROW."""
+    flat = _flat({k: v for k, v in job.config.items() if k not in (*NOT_DECIDING, "tasks")})
+    return {k: v for k, v in flat.items() if k not in NOT_IN_ROW}
+
+
+def row_labels(configs: Mapping[tuple[str, str], Mapping[str, Any]]) -> dict[tuple[str, str], str]:
+    """Each row's label: the model name, plus, when the model has several configurations,
+    the settings in which they differ (``model.`` left off: ``gen_kwargs.max_gen_toks=64``;
+    ``unset`` where a configuration lacks the setting)."""
+    labels: dict[tuple[str, str], str] = {}
+    for model in sorted({m for m, _ in configs}):
+        keys = [k for k in configs if k[0] == model]
+        if len(keys) == 1:
+            labels[keys[0]] = model
+            continue
+        names = sorted({n for k in keys for n in configs[k]})
+        differing = [n for n in names if len({_shown(configs[k].get(n, _UNSET)) for k in keys}) > 1]
+        for key in keys:
+            parts = [f"{n.removeprefix('model.')}={_shown(configs[key].get(n, _UNSET))}"
+                     for n in differing]  # fmt: skip
+            labels[key] = f"{model} ({', '.join(parts)})"
+        if len({labels[k] for k in keys}) < len(keys):  # values cut short to the same text
+            for i, key in enumerate(sorted(keys)):
+                labels[key] += f" #{i + 1}"
+    return labels
+
+
+_UNSET = object()
+
+
+def _shown(value: Any) -> str:
+    """A setting's value in a row label: short, one line."""
+    if value is _UNSET:
+        return "unset"
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _model_row(model: str, jobs: list[Job], notes: list[str]) -> ModelRow:
@@ -668,7 +723,8 @@ def markdown(board: Leaderboard, plots: Sequence[Path]) -> str:
         f"# Leaderboard: {board.sweep_dir.name}",
         "",
         f"Sweep `{board.sweep_dir}`: {len(board.jobs)} job(s), {len(done)} finished, "
-        f"{len(board.rows)} model(s). One row per model (`config.model.name`); rows in name "
+        f"{len(board.rows)} row(s). One row per model configuration (`config.model.name`, "
+        "plus the settings that differ between its jobs, task sets aside); rows in name "
         "order (no ranking across benchmarks).",
         "",
     ]
