@@ -290,7 +290,8 @@ def settings(job: Job) -> dict[str, Any]:
     """A job's configuration as dotted keys, without its task set (jobs of one model on
     several task sets share a row) and without the settings in NOT_DECIDING / NOT_IN_ROW."""
     flat = _flat({k: v for k, v in job.config.items() if k not in (*NOT_DECIDING, "tasks")})
-    return {k: v for k, v in flat.items() if k not in NOT_IN_ROW}
+    # an empty section (``gen_kwargs: {}``) sets nothing: the same as the key being absent
+    return {k: v for k, v in flat.items() if k not in NOT_IN_ROW and v != {}}
 
 
 def row_labels(configs: Mapping[tuple[str, str], Mapping[str, Any]]) -> dict[tuple[str, str], str]:

@@ -175,13 +175,19 @@ def make_job(
     results: dict[str, Any],
     subtasks: dict[str, list[str]] | None = None,
     status: str = "done",
+    config: dict[str, Any] | None = None,  # more of the job's config (model settings, limit)
 ) -> Path:
     folder = sweep / name
     (folder / model).mkdir(parents=True)
+    more = dict(config or {})
     manifest = {
         "status": status,
         "overrides": [],
-        "config": {"model": {"name": model}, "tasks": {"name": name.rsplit("__", 2)[1]}},
+        "config": {
+            **more,
+            "model": {"name": model, **more.get("model", {})},
+            "tasks": {"name": name.rsplit("__", 2)[1]},
+        },
         "results": results,
     }
     (folder / "manifest.json").write_text(json.dumps(manifest))
@@ -313,3 +319,49 @@ def test_scimif_from_samples_without_a_discipline_task(
     assert float(q["SciMIF chemistry CSR"]) == 0.5 and q["SciMIF chemistry DRFR"] == ""
     assert q["SciMIF DRFR Format"] == "" and q["SciMIF biology ISR"] == ""
     assert "`q`: no SciMIF samples for chemistry" in markdown
+
+
+def test_jobs_differing_in_generation_settings_keep_a_row_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One model swept over max_gen_toks and two task sets: a row per max_gen_toks value,
+    each labelled by it, each merging its two task sets; settings that do not change the
+    numbers (server concurrency, cache folder) never split a row."""
+    sweep = tmp_path / "sweep"
+    stamp = "2026-01-01T10-00-00.000000"
+
+    def config(max_gen_toks: int | None, concurrent: int) -> dict[str, Any]:
+        gen = {} if max_gen_toks is None else {"max_gen_toks": max_gen_toks}
+        model = {"backend": "hf", "gen_kwargs": gen, "args": {"num_concurrent": concurrent}}
+        return {"model": model, "limit": 2, "cache_dir": f"/cache/{concurrent}"}
+
+    spm = {"spm_bench": task_values(4, em=0.25, spc=0.5, sip_f1=0.5, delta=0.0)}
+    spm_long = {"spm_bench": task_values(4, em=0.75, spc=1.0, sip_f1=0.875, delta=0.125)}
+    arc, arc_long = (
+        {"arc_easy": task_values(4, acc_norm=0.5)},
+        {"arc_easy": task_values(4, acc_norm=1.0)},
+    )
+    make_job(sweep, "smollm2__spm__1", "smollm2", stamp, spm, config=config(None, 1))
+    make_job(sweep, "smollm2__std__2", "smollm2", stamp, arc, config=config(None, 4))
+    make_job(sweep, "smollm2__spm__3", "smollm2", stamp, spm_long, config=config(64, 1))
+    make_job(sweep, "smollm2__std__4", "smollm2", stamp, arc_long, config=config(64, 2))
+    make_job(sweep, "other__spm__5", "other", stamp, spm, config=config(64, 1))
+
+    markdown, _ = run_leaderboard(sweep, capsys)
+    rows = {r["model"]: r for r in read_csv(sweep / "leaderboard" / "leaderboard.csv")}
+    short, long = "smollm2 (gen_kwargs.max_gen_toks=unset)", "smollm2 (gen_kwargs.max_gen_toks=64)"
+    assert list(rows) == ["other", long, short]  # a model with one configuration: its name
+    assert rows[short]["jobs"] == "smollm2__spm__1; smollm2__std__2"
+    assert rows[long]["jobs"] == "smollm2__spm__3; smollm2__std__4"
+    assert (float(rows[short]["SPM-Bench EM"]), float(rows[short]["arc_easy acc_norm"])) == (
+        0.25,
+        0.5,
+    )
+    assert (float(rows[long]["SPM-Bench EM"]), float(rows[long]["arc_easy acc_norm"])) == (
+        0.75,
+        1.0,
+    )
+    assert float(rows[long]["SPM-Bench Delta"]) == 0.125
+    assert f"| {long} " in markdown and f"| {short} " in markdown
+    assert "3 row(s). One row per model configuration" in markdown
+    assert "in both" not in markdown  # nothing superseded: the two rows never mixed
