@@ -213,7 +213,7 @@ def test_one_run_gets_its_plots_and_real_data_no_bundled_mark(
     pngs = [p for p in written if p.suffix == ".png"]
     assert [p.name for p in pngs] == ["scimif_disciplines.png", "scimif_groups.png"]
     text = (tmp_path / "out" / "scimif_report.md").read_text()
-    assert "bundled" not in text.lower()
+    assert "Bundled sample" not in text and "bundled sample data" not in text
     assert "![scimif_disciplines](scimif_disciplines.png)" in text
     for png in pngs:
         assert note_pixels(png) == 0

@@ -240,7 +240,8 @@ def test_real_data_carries_no_bundled_mark(tmp_path: Path) -> None:
         "\n".join(lines) + "\n"
     )
     write_report(tmp_path / "run", tmp_path / "out")
-    assert "bundled" not in (tmp_path / "out" / OUTPUTS["table_md"]).read_text().lower()
+    md = (tmp_path / "out" / OUTPUTS["table_md"]).read_text()
+    assert "Bundled sample" not in md and "bundled sample data" not in md
     for key in ("histogram", "radar"):
         png = tmp_path / "out" / OUTPUTS[key]
         with Image.open(png) as im:

@@ -1,0 +1,54 @@
+"""SciGen-Verify report: hand-built samples files, pooled values by hand, and the
+bundled-sample mark on every table (and none on real data)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sci_tasks.report.scigen_verify import OUTPUTS, write_report
+
+# (id, category, discipline, label, judgement, acc_e, acc_i): Acc_a = right judgements over
+# all = 2/3; Acc_e = 1/3; Acc_i over the two negatives = (1 + 0) / 2
+RECORDS = [
+    ("v1", "instruction_following", "physics", True, True, 1.0, None),
+    ("v2", "instruction_following", "physics", False, False, 0.0, 1.0),
+    ("v3", "world_knowledge", "biology", False, True, 0.0, 0.0),
+]
+
+
+def write_run(folder: Path, source: str) -> Path:
+    lines = []
+    for sid, category, discipline, label, judgement, acc_e, acc_i in RECORDS:
+        record: dict[str, Any] = {
+            "id": sid, "category": category, "discipline": discipline, "label": label,
+            "judgement": judgement, "acc_a": float(label == judgement), "acc_e": acc_e,
+            "acc_i": acc_i,
+        }  # fmt: skip
+        doc = {"id": sid, "data_source": source, "bundled_sample": source.startswith("bundled")}
+        lines.append(json.dumps({"doc_id": len(lines), "doc": doc, "acc_a": record}))
+    run = folder / "model"
+    run.mkdir(parents=True)
+    (run / "samples_scigen_verify_world_knowledge_2026.jsonl").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+@pytest.mark.parametrize("bundled", [True, False])
+def test_tables_and_the_bundled_mark(tmp_path: Path, bundled: bool) -> None:
+    source = "bundled scigen_verify samples (no data location set)" if bundled else "folder /d"
+    run = write_run(tmp_path / "run", source)
+    write_report(run, tmp_path / "out")
+    md = (tmp_path / "out" / OUTPUTS["table_md"]).read_text()
+    assert "| all | 3 | 2 | 0.667 | 0.333 | 0.500 | 0 | 0 | 0 |" in md
+    mark = " (bundled sample data: not benchmark results)"
+    titles = [line for line in md.splitlines() if line.startswith("#")]
+    assert titles == [
+        "# SciGen-Verify report" + mark * bundled,
+        "## By category" + mark * bundled,
+        "## By discipline" + mark * bundled,
+    ]
+    assert (f"Data: {source}." in md) is bundled
+    assert ("**Bundled sample records" in md) is bundled
