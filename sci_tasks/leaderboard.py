@@ -355,6 +355,7 @@ def _model_row(model: str, jobs: list[Job], notes: list[str]) -> ModelRow:
             bench = next(v for k, v in BENCHMARKS.items() if e.task.startswith(k))
             if bench not in row.bundled:
                 row.bundled.append(bench)
+    row.bundled.sort(key=list(BENCHMARKS.values()).index)  # not by which job finished first
     return row
 
 
