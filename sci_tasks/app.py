@@ -17,6 +17,13 @@ No job error ends a sweep: a failed job's manifest says ``failed`` with the one-
 command exits non-zero at the end. Hydra's own snapshot writing is off
 (``hydra.output_subdir: null``): the job writes ``.hydra/`` itself once it knows its folder,
 so a job re-run into a fresh folder never overwrites the snapshot of finished results.
+
+Before any model is loaded, ``preflight`` checks what a run needs and prints a header
+(model, backend, data source per benchmark, limit, judge): the config has no missing option,
+every selected task's data loads (the task objects are built first and handed to lm-eval,
+so every data file and image is read once, before the model), the judge settings are valid,
+and the model and judge servers accept connections. A problem ends the run in one line
+naming the file, option or URL; ``--verbose`` or ``HYDRA_FULL_ERROR=1`` adds the traceback.
 """
 
 from __future__ import annotations
@@ -25,18 +32,23 @@ import functools
 import hashlib
 import json
 import logging
+import math
 import os
+import socket
 import sqlite3
 import sys
 import traceback
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
 from hydra.experimental.callback import Callback
+from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
 import sci_tasks
@@ -149,26 +161,300 @@ def export_model_env(cfg: DictConfig) -> None:
         os.environ["OPENAI_API_KEY"] = os.environ[key_env]
 
 
-def evaluate(cfg: DictConfig, output_dir: Path) -> dict[str, Any]:
-    """Run lm-eval as configured; write results and samples under ``output_dir``."""
+# --- before the model: validation and the run header -------------------------------------
+
+VERBOSE_ENV = "SCI_EVAL_VERBOSE"  # set by `sci-eval --verbose` (jobs may be other processes)
+# lm-eval backends that talk to a server at model.args.base_url
+SERVER_HINT = "vllm serve {model}, llama.cpp's llama-server -m MODEL.gguf, or llm-katan"
+
+
+def verbose() -> bool:
+    """Tracebacks on the console too (they always go to the job's traceback.txt)."""
+    return os.environ.get("HYDRA_FULL_ERROR") == "1" or os.environ.get(VERBOSE_ENV) == "1"
+
+
+class ConfigError(ValueError):
+    """A config option that cannot be used, named with the config file it comes from."""
+
+
+class ServerUnreachable(ConnectionError):
+    """A model or judge server that does not accept a connection."""
+
+
+def missing_options(cfg: DictConfig) -> list[str]:
+    """Mandatory options left unset (``???``), found without resolving anything (resolving
+    would report the first interpolation that uses one, e.g. ``model.name``)."""
+    found: list[str] = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, f"{path}.{key}" if path else str(key))
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, f"{path}[{i}]")
+        elif node == "???":
+            found.append(path)
+
+    walk(OmegaConf.to_container(cfg, resolve=False, throw_on_missing=False), "")
+    return found
+
+
+def config_file(option: str, choices: dict[str, Any]) -> str:
+    """The packaged config file an option comes from, e.g. ``model/local_api.yaml``."""
+    group = option.split(".", 1)[0]
+    choice = choices.get(group)
+    return f"{group}/{choice}.yaml" if choice else "config.yaml"
+
+
+def resolved_config(cfg: DictConfig, choices: dict[str, Any]) -> dict[str, Any]:
+    """The whole config resolved; a missing or unresolvable option is a ConfigError."""
+    missing = missing_options(cfg)
+    if missing:
+        first = missing[0]
+        more = f" (also unset: {', '.join(missing[1:])})" if len(missing) > 1 else ""
+        raise ConfigError(
+            f"{first} is not set (required by {config_file(first, choices)}): "
+            f"add {first}=VALUE to the command{more}"
+        )
+    try:
+        return plain(cfg)
+    except Exception as exc:  # OmegaConf errors and the errors of our resolvers
+        key = getattr(exc, "full_key", None) or "?"
+        first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ConfigError(
+            f"config option {key} ({config_file(key, choices)}): {first_line}"
+        ) from exc
+
+
+def check_model_config(config: dict[str, Any], choices: dict[str, Any]) -> None:
+    from lm_eval.api.registry import get_model
+
+    model = config["model"]
+    backend = str(model.get("backend"))
+    where = config_file("model", choices)
+    try:
+        get_model(backend)
+    except ValueError:
+        raise ConfigError(
+            f"model.backend={backend!r} ({where}) is not an lm-eval model backend "
+            "(e.g. hf, vllm, vllm-vlm, local-chat-completions, openai-chat-completions)"
+        ) from None
+    url = (model.get("args") or {}).get("base_url")
+    if url is not None:
+        parts = urlsplit(str(url))
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(f"model.args.base_url={url!r} ({where}) is not an http(s) URL")
+
+
+def shown_url(url: str) -> str:
+    """A URL for the console: any user:password part left out."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+
+
+def is_loopback(host: str) -> bool:
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def reach(url: str, who: str, option: str, served: str, timeout: float = 10.0) -> None:
+    """One TCP connection to ``url``'s host and port (what every request needs first)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return
+    except TimeoutError:
+        why = f"no answer within {timeout:g} s"
+    except socket.gaierror:
+        why = f"host name {host!r} not found"
+    except ConnectionRefusedError:
+        why = "connection refused"
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+    raise ServerUnreachable(unreachable(who, url, why, option, served))
+
+
+def unreachable(who: str, url: str, why: str, option: str, served: str) -> str:
+    host = urlsplit(url).hostname or ""
+    todo = (
+        f"start it ({SERVER_HINT.format(model=served or 'MODEL')}) or set {option}"
+        if is_loopback(host)
+        else f"check the URL, the network and the service, or set {option}"
+    )
+    return f"cannot reach the {who} at {shown_url(url)} ({why}): {todo}"
+
+
+@dataclass
+class Preflight:
+    """What ``preflight`` checked and built: lm-eval's task objects (data already loaded),
+    the task manager that built them, and the data source of each benchmark."""
+
+    tasks: list[Any]
+    task_manager: Any
+    sources: dict[str, str]
+    judge: Any
+
+
+def preflight(cfg: DictConfig, config: dict[str, Any], choices: dict[str, Any]) -> Preflight:
+    """Everything a run needs, checked before the model is loaded (see the module text)."""
+    check_model_config(config, choices)
+    try:
+        judge = judge_config(cfg)
+    except ValueError as exc:
+        raise ConfigError(f"judge ({config_file('judge', choices)}): {exc}") from None
+    names = [str(t) for t in cfg.tasks.names]
+    manager = sci_tasks.task_manager(
+        metadata=run_metadata(cfg),
+        # indexing lm-eval's own thousands of task files takes seconds: only when needed
+        include_defaults=not all(is_ours(t) for t in names),
+    )
+    try:
+        loaded = manager.load(names)  # builds every task: reads its data files and images
+    except KeyError as exc:
+        raise ConfigError(
+            f"tasks.names ({config_file('tasks', choices)}): {exc.args[0] if exc.args else exc}"
+        ) from None
+    children = {c for kids in loaded["group_map"].values() for c in kids}
+    top = [
+        obj for name, obj in {**loaded["groups"], **loaded["tasks"]}.items() if name not in children
+    ]
+    return Preflight(top, manager, data_sources(loaded["tasks"], cfg), judge)
+
+
+def data_sources(tasks: dict[str, Any], cfg: DictConfig) -> dict[str, str]:
+    """Per benchmark (or lm-eval task that is not ours): where its data came from."""
+    from sci_tasks.data.locate import BENCHMARK_KEYS, locate
+
+    sources: dict[str, str] = {}
+    others = []
+    for name, task in sorted(tasks.items()):
+        loader = getattr(task.config, "custom_dataset", None)
+        benchmark = str(getattr(loader, "__module__", "")).rsplit(".", 1)[-1]
+        if benchmark in BENCHMARK_KEYS:
+            sources.setdefault(benchmark, locate(benchmark, run_metadata(cfg)).describe())
+        else:
+            others.append(name)
+    if others:
+        sources[", ".join(others)] = "lm-eval's own task data (dataset_path in its YAML)"
+    return sources
+
+
+def limit_line(limit: Any) -> str:
+    if limit is None:
+        return ""
+    share = (
+        f"{float(limit):.0%} of each task's samples"
+        if isinstance(limit, float) and limit < 1
+        else f"at most {limit:g} sample(s) per task"
+        if isinstance(limit, float)
+        else f"at most {limit} sample(s) per task"
+    )
+    return f"limit={limit}: NOT a full run ({share})"
+
+
+def judge_line(config: dict[str, Any], judge: Any) -> str:
+    if judge is None:
+        return (
+            "none: judge-scored constraints and `correct` are reported unscored "
+            "(judge=local_api judge.model=... judge.base_url=..., or sci-score later)"
+        )
+    name = config["judge"].get("name") or judge.model
+    return f"{name} ({judge.model} at {shown_url(judge.base_url)})"
+
+
+def header(config: dict[str, Any], checked: Preflight, folder: Path) -> str:
+    """The run header printed before generation."""
+    model = config["model"]
+    args = model.get("args") or {}
+    if args.get("base_url"):
+        what = f"{args.get('model')} at {shown_url(str(args['base_url']))}"
+    else:
+        what = f"pretrained={args.get('pretrained')}"
+    device = f" on {model['device']}" if model.get("device") else ""
+    lines = [
+        f"sci-eval run -> {folder}",
+        f"  model:   {model.get('name')} ({what})",
+        f"  backend: {model.get('backend')}{device}",
+        f"  tasks:   {config['tasks'].get('name')}: {', '.join(config['tasks']['names'])}",
+        *[f"  data:    {who}: {source}" for who, source in checked.sources.items()],
+        f"  limit:   {limit_line(config.get('limit')) or 'none (every sample)'}",
+        f"  judge:   {judge_line(config, checked.judge)}",
+    ]
+    return "\n".join(lines)
+
+
+def check_servers(config: dict[str, Any], judge: Any) -> None:
+    """The model and judge servers accept connections (before the model is set up)."""
+    args = config["model"].get("args") or {}
+    if args.get("base_url"):
+        reach(str(args["base_url"]), "model server", "model.args.base_url", str(args.get("model")))
+    if judge is not None:
+        reach(str(judge.base_url), "judge server", "judge.base_url (or judge=none)", judge.model)
+
+
+def connection_failure(exc: BaseException) -> BaseException | None:
+    """The connection error behind ``exc`` (lm-eval's API backends raise aiohttp's)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ConnectionError) or type(seen).__name__.startswith("ClientConnector"):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def explain(exc: BaseException, config: dict[str, Any]) -> str:
+    """A failed job's one-line error; a lost model server named with its URL."""
+    url = (config.get("model", {}).get("args") or {}).get("base_url")
+    cause = connection_failure(exc)
+    if url and cause is not None and not isinstance(exc, ServerUnreachable):
+        served = str(config["model"]["args"].get("model"))
+        why = manifest.one_line(cause)
+        exc = ServerUnreachable(
+            unreachable("model server", str(url), why, "model.args.base_url", served)
+        )
+    return manifest.one_line(exc)
+
+
+# --- the run and what it writes ------------------------------------------------------------
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with every NaN or infinity as None: JSON has no NaN, and strict readers
+    reject the ``NaN`` Python's json writes. Other values are kept as they are."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def evaluate(cfg: DictConfig, output_dir: Path, checked: Preflight) -> dict[str, Any]:
+    """Run lm-eval on the checked tasks; write results and samples under ``output_dir``
+    (results with ``null`` for NaN; the model folder named by ``model.name``)."""
     from lm_eval import simple_evaluate
     from lm_eval.loggers import EvaluationTracker
 
     export_model_env(cfg)
-    judges.configure(judge_config(cfg))
+    judges.configure(checked.judge)
     tracker = EvaluationTracker(output_path=str(output_dir))
     results = simple_evaluate(
-        **lm_eval_arguments(cfg),
+        **{**lm_eval_arguments(cfg), "tasks": checked.tasks},  # built already: data read once
         evaluation_tracker=tracker,
-        task_manager=sci_tasks.task_manager(
-            metadata=run_metadata(cfg),
-            # indexing lm-eval's own thousands of task files takes seconds: only when needed
-            include_defaults=not all(is_ours(t) for t in cfg.tasks.names),
-        ),
+        task_manager=checked.task_manager,
     )
     if results is None:  # non-zero ranks in distributed runs
         return {}
     samples = results.pop("samples", None)
+    # lm-eval names the folder from `pretrained` / `model` (a converted-weights path for the
+    # embedded default): the model's own name instead
+    tracker.general_config_tracker.model_name_sanitized = safe_name(str(cfg.model.name))
+    results = json_safe(results)
     tracker.save_results_aggregated(results=results, samples=samples)
     if samples:
         for task_name in results["configs"]:
@@ -186,16 +472,65 @@ def evaluate(cfg: DictConfig, output_dir: Path) -> dict[str, Any]:
     return results
 
 
-def results_table(results: dict[str, Any]) -> str:
-    from lm_eval.utils import make_table
+def sample_counts(results: dict[str, Any]) -> dict[str, int]:
+    """Samples scored per task, and per group the sum over its tasks."""
+    counts = {
+        task: int(n.get("effective", n.get("original", 0)))
+        for task, n in results.get("n-samples", {}).items()
+    }
 
-    table = make_table(results)
-    if results.get("groups"):
-        table += "\n" + make_table(results, "groups")
+    def total(name: str) -> int:
+        if name in counts:
+            return counts[name]
+        return sum(total(t) for t in results.get("group_subtasks", {}).get(name, []))
+
+    for group in results.get("group_subtasks", {}):
+        counts[group] = total(group)
+    return counts
+
+
+def is_number(value: Any) -> bool:
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
+
+
+def results_table(results: dict[str, Any], judged: bool = True) -> str:
+    """Markdown table of every numeric metric with each task's sample count; non-numeric
+    values listed under it; notes for bundled data and for ``correct`` without a judge."""
+    counts = sample_counts(results)
+    better = results.get("higher_is_better", {})
+    rows: list[list[str]] = []
+    other: list[str] = []
+    no_correct: list[str] = []
+    sections = [("results", results.get("results", {})), ("groups", results.get("groups", {}))]
+    for section, tasks in sections:
+        for task, values in tasks.items():
+            if section == "results" and task in results.get("groups", {}):
+                continue  # a group: shown with the groups
+            first = True
+            for key, value in values.items():
+                metric, _, filt = key.partition(",")
+                if not filt or "_stderr" in metric:
+                    continue
+                if not is_number(value):
+                    other.append(f"{task} {metric}: {value}")
+                    continue
+                if metric == "correct" and number(value) == "n/a":
+                    no_correct.append(task)
+                err = values.get(f"{metric}_stderr,{filt}")
+                arrow = {True: "↑", False: "↓"}.get(better.get(task, {}).get(metric), "")
+                shown = [str(values.get("alias", task)), str(counts.get(task, ""))]
+                rows.append(
+                    [*(shown if first else ["", ""]), metric, arrow, number(value),
+                     number(err) if is_number(err) else ""]
+                )  # fmt: skip
+                first = False
+    table = markdown(["Task", "n", "Metric", "", "Value", "Stderr"], rows, right={1, 4, 5})
+    if other:
+        table += "other values (not numbers): " + "; ".join(other) + "\n"
     bundled = [
         name
         for name, metrics in results.get("results", {}).items()
-        if metrics.get("bundled_samples,none", 0) > 0
+        if (metrics.get("bundled_samples,none") or 0) > 0
     ]
     if bundled:
         table += (
@@ -203,7 +538,34 @@ def results_table(results: dict[str, Any]) -> str:
             + ", ".join(sorted(bundled))
             + " (no data location set): these are not benchmark numbers.\n"
         )
+    if no_correct and not judged:
+        table += (
+            "NOTE: correct is n/a for "
+            + ", ".join(sorted(set(no_correct)))
+            + ": grading answers needs a judge and none was configured (judge=none); "
+            "run with judge=local_api judge.model=... judge.base_url=..., or re-score this "
+            "run with sci-score run_dir=<this run> judge=...\n"
+        )
     return table
+
+
+def markdown(head: list[str], rows: list[list[str]], right: set[int]) -> str:
+    """A Markdown table with aligned columns (``right``: right-aligned column numbers)."""
+    widths = [max(3, *(len(r[i]) for r in [head, *rows])) for i in range(len(head))]
+
+    def line(cells: list[str]) -> str:
+        pairs = enumerate(zip(cells, widths, strict=True))
+        fitted = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in pairs]
+        return "|" + "|".join(fitted) + "|"
+
+    rule = ["-" * (w - 1) + ":" if i in right else "-" * w for i, w in enumerate(widths)]
+    return "\n".join([line(head), "|" + "|".join(rule) + "|", *map(line, rows)]) + "\n"
+
+
+def number(value: Any) -> str:
+    if value is None or value != value:
+        return "n/a"
+    return f"{value:.4f}".rstrip("0").rstrip(".") if isinstance(value, float) else str(value)
 
 
 OUTCOMES_ENV = "SCI_TASKS_MULTIRUN_ID"  # set by the multirun: where jobs report outcomes
@@ -215,7 +577,16 @@ def run(cfg: DictConfig) -> None:
     hydra_cfg = HydraConfig.get()
     job_dir = Path(hydra_cfg.runtime.output_dir)
     overrides = list(hydra_cfg.overrides.task)
-    config = plain(cfg)
+    choices = {str(k): v for k, v in hydra_cfg.runtime.choices.items()}
+    try:
+        config = resolved_config(cfg, choices)
+    except ConfigError as exc:  # nothing written yet: no folder to record it in
+        if hydra_cfg.mode != RunMode.MULTIRUN:
+            raise SystemExit(f"sci-eval: {exc}") from None
+        print(f"FAILED {job_dir}: {exc}", file=sys.stderr)
+        _failed.append(f"{job_dir.name}: {exc}")
+        report_outcome(job_dir, "failed", str(exc))
+        return
     try:  # RefuseSecrets did so already, before Hydra wrote anything
         manifest.refuse_secrets(config, overrides)
     except manifest.SecretInConfig as exc:
@@ -231,11 +602,17 @@ def run(cfg: DictConfig) -> None:
         return
     write_snapshot(cfg, hydra_cfg, folder)
     manifest.write(folder, manifest.build(config, overrides, None, metadata, "running", data=data))
+    checked = None
     try:
-        results = evaluate(cfg, folder)
+        checked = preflight(cfg, config, choices)  # before any model is loaded
+        print(header(config, checked, folder), flush=True)
+        check_servers(config, checked.judge)
+        results = evaluate(cfg, folder, checked)
     except Exception as exc:  # one job's failure is recorded, never lost in a sweep
-        error = manifest.one_line(exc)
+        error = explain(exc, config)
         (folder / "traceback.txt").write_text(traceback.format_exc(), encoding="utf-8")
+        if verbose():
+            traceback.print_exc()
         manifest.write(
             folder, manifest.build(config, overrides, None, metadata, "failed", error, data)
         )
@@ -246,7 +623,9 @@ def run(cfg: DictConfig) -> None:
     manifest.write(folder, manifest.build(config, overrides, results, metadata, "done", data=data))
     report_outcome(folder, "done", "")
     if results:
-        print(results_table(results))
+        print(results_table(results, judged=checked.judge is not None))
+        if cfg.get("limit") is not None:
+            print(limit_line(cfg.limit))
         print(f"results, samples and manifest: {folder}")
 
 
@@ -295,10 +674,13 @@ class SweepSummary(Callback):
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``sci-eval [overrides]`` or ``sci-eval --replay RUN_DIR_OR_MANIFEST [overrides]``: the
-    latter runs again with the overrides a manifest recorded (later overrides win). Exits
-    non-zero when a job failed."""
+    """``sci-eval [--verbose] [overrides]`` or ``sci-eval --replay RUN_DIR_OR_MANIFEST
+    [overrides]``: the latter runs again with the overrides a manifest recorded (later
+    overrides win). Exits non-zero when a job failed."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if "--verbose" in args:  # tracebacks on the console, as HYDRA_FULL_ERROR=1 gives
+        args.remove("--verbose")
+        os.environ[VERBOSE_ENV] = "1"
     if args[:1] == ["--replay"]:
         if len(args) < 2:
             raise SystemExit("usage: sci-eval --replay RUN_DIR_OR_MANIFEST [overrides]")
