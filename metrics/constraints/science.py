@@ -965,7 +965,7 @@ MAX_SCENE_ATTRIBUTES = 50
 def _label_key(text: str) -> str:
     """Labels compare case-insensitively, with "_", "-" and spaces alike
     ("driving_surface" = "driving surface")."""
-    return _LABEL_SEP_RE.sub(" ", text.strip().strip("\"'`").lower()).strip()
+    return _LABEL_SEP_RE.sub(" ", text.strip().strip("\"'`*").lower()).strip()
 
 
 def _alternatives(rest: str) -> list[str]:
@@ -1021,7 +1021,7 @@ def _attribute_values(text: str, attrs: list[str]) -> dict[str, str]:
     for attr in attrs:
         key = r"[ \t_-]*".join(re.escape(w) for w in _LABEL_SEP_RE.split(attr) if w)
         pattern = re.compile(
-            rf"[\"'`*]*(?<![\w]){key}(?![\w])[\"'`*]*[ \t]*[:=][ \t]*\**[ \t]*"
+            rf"(?<![\w]){key}(?![\w])[\"'`*]{{0,3}}[ \t]*[:=][ \t]*\*{{0,2}}[ \t]*"
             r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|(\[[^\]\n]*\])|([^,}\n]*))",
             re.I,
         )
@@ -1756,7 +1756,8 @@ _PRIMER_TARGET_RE = re.compile(
 _DNA_RUN_RE = re.compile(r"(?<![A-Za-z])(?:[ACGTU]{15,}|[acgtu]{15,})(?![A-Za-z])")
 MIN_QUESTION_SEQUENCE = 30  # nt; shorter runs of ACGT in a question are words, not templates
 _LENGTH_CLAIM_RE = re.compile(
-    r"(?<![\w.])([0-9]{1,7})(?:[ \t]*(?:-[ \t]*)?(nucleotides?|nts?|base[ \t-]?pairs?|bp|bases?|"
+    r"(?<![\w.,])([0-9]{1,3}(?:,[0-9]{3})+|[0-9]{1,7})(?![\w.,]?[0-9])"  # 1,234 / 51, not 12.5
+    r"(?:[ \t]*(?:-[ \t]*)?(nucleotides?|nts?|base[ \t-]?pairs?|bp|bases?|"
     r"codons?|amino[ \t-]acids?|aa|residues?)(?![A-Za-z]))?",
     re.I,
 )
@@ -1840,7 +1841,8 @@ def _orf_claims(response: str) -> tuple[list[tuple[int, str]], str]:
 
 def _claims_in(text: str) -> list[tuple[int, str]]:
     found = [
-        (int(m.group(1)), _claim_unit(m.group(2) or "")) for m in _LENGTH_CLAIM_RE.finditer(text)
+        (int(m.group(1).replace(",", "")), _claim_unit(m.group(2) or ""))
+        for m in _LENGTH_CLAIM_RE.finditer(text)
     ]
     with_unit = [c for c in found if c[1]]
     return with_unit or found
