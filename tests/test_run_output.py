@@ -1,0 +1,268 @@
+"""What a researcher sees from a real ``sci-eval`` run (subprocesses against loopback
+servers): the header before generation, the table's sample counts, the limit line, strict
+JSON results, and one-line errors (bad data, unset options, refused servers) that come
+before any model request."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import sci_tasks
+from sci_tasks.app import explain, json_safe, limit_line, results_table
+
+from .helpers import console_script
+from .misbehaving import completion, refused_url, scripted_server
+
+NO_JUDGE = (
+    "none: judge-scored constraints and `correct` are reported unscored "
+    "(judge=local_api judge.model=... judge.base_url=..., or sci-score later)"
+)
+SERVER_HINT = "vllm serve scripted, llama.cpp's llama-server -m MODEL.gguf, or llm-katan"
+
+
+def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "OPENAI_API_KEY": "loopback-key",
+        "SCI_TASKS_CACHE": str(tmp_path / "cache"),
+    }
+    for key in ("SCIMIF_DATA_DIR", "SCI_TASKS_DATA_DIR", "SPM_BENCH_DATA_DIR", "HYDRA_FULL_ERROR"):
+        env.pop(key, None)
+    return {**env, **extra}
+
+
+def sci_eval(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [console_script("sci-eval"), *args], capture_output=True, text=True, cwd=tmp_path,
+        env=env_for(tmp_path, **env), timeout=900,
+    )  # fmt: skip
+
+
+def model_args(url: str) -> list[str]:
+    return [
+        "model=local_api", "model.args.model=scripted", f"model.args.base_url={url}",
+        "model.args.num_concurrent=1", "model.args.max_retries=1", "use_cache=false",
+    ]  # fmt: skip
+
+
+def reject(constant: str) -> Any:
+    raise ValueError(f"not JSON: {constant}")
+
+
+def strict_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"), parse_constant=reject)
+
+
+def table_rows(stdout: str) -> dict[str, list[list[str]]]:
+    """The printed results table: task label -> its rows' cells (label and n only on the
+    first row of a task)."""
+    rows: dict[str, list[list[str]]] = {}
+    task = ""
+    for line in stdout.splitlines():
+        if not line.startswith("|") or line.startswith(("|Task", "|--")):
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        task = cells[0] or task
+        rows.setdefault(task, []).append(cells)
+    return rows
+
+
+def test_a_limited_run_says_so_before_and_after_and_writes_strict_json(tmp_path: Path) -> None:
+    with scripted_server(lambda _: (200, "application/json", completion("Final answer: 4"))) as m:
+        out = sci_eval(
+            tmp_path, *model_args(m.chat_url), "model.name=lab-server-7b", "tasks=scimif_text",
+            "limit=2", "hydra.run.dir=run",
+        )  # fmt: skip
+        asked = len(m.requests)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    said = out.stdout.splitlines()
+    run = tmp_path / "run"
+    header = [
+        f"sci-eval run -> {run}",
+        f"  model:   lab-server-7b (scripted at {m.chat_url})",
+        "  backend: local-chat-completions",
+        "  tasks:   scimif_text: scimif_chem, scimif_bio",
+        "  data:    scimif: bundled scimif samples (no data location set)",
+        "  limit:   limit=2: NOT a full run (at most 2 sample(s) per task)",
+        f"  judge:   {NO_JUDGE}",
+    ]
+    start = said.index(header[0])
+    assert said[start : start + len(header)] == header
+    # printed before generation: before lm-eval's first generation log line
+    generating = next(i for i, line in enumerate(said) if "Running generate_until" in line)
+    assert start < generating
+    assert asked == 4  # 2 samples x 2 tasks
+
+    rows = table_rows(out.stdout)
+    assert set(rows) == {"SciMIF chemistry", "SciMIF biology"}
+    for task_rows in rows.values():
+        assert task_rows[0][1] == "2"  # the sample count, on the task's first row
+        metrics = {r[2]: r[4] for r in task_rows}
+        assert "unknown_constraints" not in metrics  # a text value, not a number
+        assert metrics["correct"] == "n/a"  # no judge: nothing graded
+        assert metrics["bundled_samples"] == "1"
+        assert all(value == "n/a" or float(value) >= 0 for value in metrics.values())
+    assert (
+        "other values (not numbers): scimif_chem unknown_constraints: none; "
+        "scimif_bio unknown_constraints: none"
+    ) in said
+    hint = "NOTE: correct is n/a for scimif_bio, scimif_chem: grading answers needs a judge"
+    assert any(line.startswith(f"{hint} and none was configured (judge=none)") for line in said)
+    assert said[-2:] == [
+        "limit=2: NOT a full run (at most 2 sample(s) per task)",
+        f"results, samples and manifest: {run}",
+    ]
+
+    # the model folder is named by the model, not by what lm-eval was given
+    (results_file,) = run.glob("*/results_*.json")
+    assert results_file.parent.name == "lab-server-7b"
+    results = strict_json(results_file)  # no NaN anywhere
+    assert results["results"]["scimif_chem"]["correct,none"] is None
+    assert results["n-samples"]["scimif_chem"] == {"original": 16, "effective": 2}
+    assert results["model_name_sanitized"] == "lab-server-7b"
+    manifest = strict_json(run / "manifest.json")
+    assert manifest["status"] == "done"
+    assert manifest["results"]["scimif_bio"]["correct,none"] is None
+
+
+def test_a_bad_data_location_ends_in_one_line_before_any_model_request(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-folder"
+    broken = tmp_path / "broken"
+    shutil.copytree(Path(sci_tasks.__file__).parent / "samples" / "scimif", broken)
+    lines = (broken / "chemistry.jsonl").read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1][:-5]  # line 2 cut short
+    (broken / "chemistry.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    no_image = tmp_path / "no-image"
+    shutil.copytree(Path(sci_tasks.__file__).parent / "samples" / "scimif", no_image)
+    image = no_image / "images" / "physics" / "SamplePhys" / "images" / "incline_01.png"
+    image.unlink()
+    cases = [
+        ("scimif_chem", missing, f"SCIMIF_DATA_DIR (environment) is {str(missing)!r}: "
+         "neither an existing folder nor a hub dataset id"),
+        ("scimif_chem", broken, f"{broken}/chemistry.jsonl:2: invalid JSON: "
+         "Unterminated string starting at"),
+        ("scimif_phy", no_image, f"{no_image}/physics.jsonl:1: image not found: {image}"),
+    ]  # fmt: skip
+    with scripted_server(lambda _: (200, "application/json", completion("4"))) as m:
+        for task, data, error in cases:
+            run = tmp_path / f"run-{data.name}"
+            out = sci_eval(
+                tmp_path, *model_args(m.chat_url), f"tasks={task}", f"hydra.run.dir={run}",
+                SCIMIF_DATA_DIR=str(data),
+            )  # fmt: skip
+            assert out.returncode != 0
+            failed, summary = out.stderr.strip().splitlines()
+            assert failed.startswith(f"FAILED {run}: DataError: {error}"), failed
+            assert summary == "sci-eval: 1 job(s) failed"
+            assert "Traceback" not in out.stdout + out.stderr
+            assert "sci-eval run ->" not in out.stdout  # stopped before the header
+            assert (run / "traceback.txt").is_file()
+        assert m.requests == []  # no model request was ever made
+        # --verbose shows the traceback too
+        out = sci_eval(
+            tmp_path, "--verbose", *model_args(m.chat_url), "tasks=scimif_chem",
+            "hydra.run.dir=verbose", SCIMIF_DATA_DIR=str(missing),
+        )  # fmt: skip
+        assert out.returncode != 0 and "Traceback (most recent call last)" in out.stderr
+        assert m.requests == []
+
+
+def test_a_refused_server_or_an_unset_option_ends_in_one_line_naming_it(tmp_path: Path) -> None:
+    url = f"{refused_url()}/chat/completions"
+    out = sci_eval(tmp_path, *model_args(url), "tasks=scimif_chem", "hydra.run.dir=refused")
+    assert out.returncode != 0
+    failed, summary = out.stderr.strip().splitlines()
+    assert failed == (
+        f"FAILED {tmp_path / 'refused'}: ServerUnreachable: cannot reach the model server at "
+        f"{url} (connection refused): start it ({SERVER_HINT}) or set model.args.base_url"
+    )
+    assert summary == "sci-eval: 1 job(s) failed"
+    assert "Traceback" not in out.stdout + out.stderr
+    assert "Running generate_until" not in out.stdout  # lm-eval never started generating
+    assert len(out.stdout.splitlines()) < 20, out.stdout  # was about 120 lines with retries
+
+    judge = refused_url()
+    with scripted_server(lambda _: (200, "application/json", completion("4"))) as m:
+        out = sci_eval(
+            tmp_path, *model_args(m.chat_url), "tasks=scimif_chem", "hydra.run.dir=judge",
+            "judge=local_api", "judge.model=grader", f"judge.base_url={judge}",
+        )  # fmt: skip
+        assert m.requests == []
+    assert out.returncode != 0
+    assert out.stderr.strip().splitlines()[0] == (
+        f"FAILED {tmp_path / 'judge'}: ServerUnreachable: cannot reach the judge server at "
+        f"{judge} (connection refused): start it (vllm serve grader, llama.cpp's llama-server "
+        "-m MODEL.gguf, or llm-katan) or set judge.base_url (or judge=none)"
+    )
+
+    # an unset option: one line naming it and its config file; nothing written
+    out = sci_eval(tmp_path, "model=local_api", "tasks=scimif_chem", "hydra.run.dir=unset")
+    assert out.returncode != 0
+    assert out.stderr.strip() == (
+        "sci-eval: model.args.model is not set (required by model/local_api.yaml): "
+        "add model.args.model=VALUE to the command"
+    )
+    assert not list((tmp_path / "unset").glob("manifest.json"))  # (Hydra's app.log only)
+    assert not (tmp_path / "unset" / ".hydra").exists()
+    # an invalid judge setting: one line naming the judge config
+    out = sci_eval(
+        tmp_path, *model_args(refused_url()), "tasks=scimif_chem", "hydra.run.dir=badjudge",
+        "judge=local_api", "judge.model=grader", "judge.structured_output=yaml",
+    )  # fmt: skip
+    assert out.returncode != 0
+    assert out.stderr.strip().splitlines()[0] == (
+        f"FAILED {tmp_path / 'badjudge'}: ConfigError: judge (judge/local_api.yaml): "
+        "structured_output must be one of json_schema, tool, json_object, none"
+    )
+
+
+def test_a_server_lost_during_generation_is_named_with_its_url() -> None:
+    url = refused_url()
+    host, port = url.removeprefix("http://").split("/")[0].split(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=5)
+    except ConnectionRefusedError as refused:
+        lost = RuntimeError("generation failed")
+        lost.__cause__ = refused  # as lm-eval re-raises its client's error
+        config = {"model": {"args": {"base_url": f"{url}/chat/completions", "model": "scripted"}}}
+        assert explain(lost, config) == (
+            f"ServerUnreachable: cannot reach the model server at {url}/chat/completions "
+            f"(ConnectionRefusedError: [Errno 111] Connection refused): start it "
+            f"({SERVER_HINT}) or set model.args.base_url"
+        )
+        assert explain(lost, {"model": {"args": {}}}) == "RuntimeError: generation failed"
+    else:
+        raise AssertionError(f"{url} accepted a connection")
+
+
+def test_limit_lines_nan_to_null_and_a_group_row_counting_its_tasks() -> None:
+    assert limit_line(None) == ""
+    assert limit_line(3) == "limit=3: NOT a full run (at most 3 sample(s) per task)"
+    assert limit_line(0.25) == "limit=0.25: NOT a full run (25% of each task's samples)"
+    assert json_safe({"a": [float("nan"), 1.5, float("inf")], "b": "NaN"}) == {
+        "a": [None, 1.5, None],
+        "b": "NaN",
+    }
+    results = {
+        "results": {
+            "g": {"alias": "group g", "csr,none": 0.5, "csr_stderr,none": 0.1},
+            "t1": {"alias": " - t1", "csr,none": 1.0, "csr_stderr,none": "N/A"},
+            "t2": {"alias": " - t2", "csr,none": 0.0, "csr_stderr,none": "N/A"},
+        },
+        "groups": {"g": {"alias": "group g", "csr,none": 0.5, "csr_stderr,none": 0.1}},
+        "group_subtasks": {"g": ["t1", "t2"]},
+        "n-samples": {"t1": {"original": 9, "effective": 3}, "t2": {"original": 4, "effective": 4}},
+        "higher_is_better": {"g": {"csr": True}, "t1": {"csr": True}, "t2": {"csr": True}},
+    }
+    rows = table_rows(results_table(results))
+    assert rows["- t1"] == [["- t1", "3", "csr", "↑", "1", ""]]
+    assert rows["- t2"] == [["- t2", "4", "csr", "↑", "0", ""]]
+    assert rows["group g"] == [["group g", "7", "csr", "↑", "0.5", "0.1"]]  # 3 + 4 samples
