@@ -581,6 +581,8 @@ def run(cfg: DictConfig) -> None:
     try:
         config = resolved_config(cfg, choices)
     except ConfigError as exc:  # nothing written yet: no folder to record it in
+        if verbose():
+            traceback.print_exc()
         if hydra_cfg.mode != RunMode.MULTIRUN:
             raise SystemExit(f"sci-eval: {exc}") from None
         print(f"FAILED {job_dir}: {exc}", file=sys.stderr)
