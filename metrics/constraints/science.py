@@ -1747,12 +1747,10 @@ _BOTH_STRANDS_RE = re.compile(
     r"\bboth[ \t]+strands\b|\breverse[ \t]+complement\b|\bsix[ \t]+(?:reading[ \t]+)?frames\b",
     re.I,
 )
-# The ORF lies in a primer the RESPONSE designs ("the longest ORF in the forward primer").
-_PRIMER_TARGET_RE = re.compile(
-    r"\b(?:ORFs?|open[ \t-]+reading[ \t-]+frames?)\b[^.?!]{0,80}?\b(?:in|of|within)[ \t]+"
-    r"(?:the[ \t]+|your[ \t]+)?(forward|reverse)[ \t]+primer",
-    re.I,
-)
+# The ORF lies in a primer the RESPONSE designs: a sentence about the ORF that names the
+# forward / reverse primer ("the longest ORF in the forward primer", "for the forward
+# primer you provide, identify ... its longest ORF").
+_PRIMER_RE = re.compile(r"\b(forward|reverse)[ \t]+primer", re.I)
 _DNA_RUN_RE = re.compile(r"(?<![A-Za-z])(?:[ACGTU]{15,}|[acgtu]{15,})(?![A-Za-z])")
 MIN_QUESTION_SEQUENCE = 30  # nt; shorter runs of ACGT in a question are words, not templates
 _LENGTH_CLAIM_RE = re.compile(
@@ -1804,7 +1802,10 @@ def _passes_minimum(orf: Orf, rule: _LengthRule | None) -> bool:
 
 def _orf_target(question: str, response: str) -> tuple[str, str] | None:
     """The sequence whose ORFs are asked about, and where it was found."""
-    primer = _PRIMER_TARGET_RE.search(question)
+    primer = next(
+        (m for s in sentences(question) if _ORF_RE.search(s) for m in [_PRIMER_RE.search(s)] if m),
+        None,
+    )
     if primer:
         label = re.compile(rf"\b{primer.group(1)}[ \t]+primer", re.I)
         for m in label.finditer(response):
