@@ -74,3 +74,15 @@ def test_orf_scan_is_linear_on_a_long_sequence() -> None:
     seq = "ATG" + "GCT" * 100_000 + "TAA"
     found = orf.orfs(seq)
     assert orf.extreme(found, "longest").length == 300_006
+
+
+def test_the_cases_sequence_has_the_hand_counted_orfs() -> None:
+    """The ORF cases use CC + ATG (AAA)x10 TAA + GG + ATG (CCC)x3 TGA + TT followed by the
+    reverse complement of ATG (GCT)x15 TAG: ORFs of 36 and 15 nt on the given strand and
+    51 nt on the reverse strand, nothing else."""
+    question = next(c for c in CASES if c["id"] == "orf_length-1")["edit_question"]
+    sequence = question.split("sequence ", 1)[1].split(",", 1)[0]
+    fwd = "CC" + "ATG" + "AAA" * 10 + "TAA" + "GG" + "ATG" + "CCC" * 3 + "TGA" + "TT"
+    assert sequence == fwd + orf.reverse_complement("ATG" + "GCT" * 15 + "TAG")
+    found = sorted((o.strand, o.length) for o in orf.orfs(sequence))
+    assert found == [("+", 15), ("+", 36), ("-", 51)]
