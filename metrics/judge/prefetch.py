@@ -29,6 +29,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from typing import Any, cast
 
 from sci_tasks.metrics import judge as judges
@@ -52,20 +53,20 @@ def _scimif_work(doc: Mapping[str, Any], response: str) -> Iterable[Work]:
         # rule-kind checkers never ask the judge; judge-kind ones do, and extract- and
         # RDKit-kind ones may (to copy a span out of the response)
         if constraint is not None and constraint.kind is not Kind.RULE:
-            yield lambda judge, name=name, inp=inp: evaluate(name, inp, judge)
-    yield lambda judge: scimif.grade_correctness(doc, response, judge)
+            yield partial(evaluate, name, inp)
+    yield partial(scimif.grade_correctness, doc, response)
 
 
 def _verify_work(doc: Mapping[str, Any], response: str) -> Iterable[Work]:
     from sci_tasks.metrics import verify
 
-    yield lambda judge: verify.score_sample(doc, response, judge)
+    yield partial(verify.score_sample, doc, response)
 
 
 def _rubric_work(doc: Mapping[str, Any], response: str) -> Iterable[Work]:
     from sci_tasks.metrics import rubric
 
-    yield lambda judge: rubric.score_rubric(doc, response, judge)
+    yield partial(rubric.score_rubric, doc, response)
 
 
 BENCHMARKS: dict[str, Callable[[Mapping[str, Any], str], Iterable[Work]]] = {
