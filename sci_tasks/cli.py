@@ -41,25 +41,32 @@ def install_task_path() -> None:
     lm_eval.tasks.TaskManager = TaskManager
 
 
-def install_safe_samples() -> None:
-    """Make text that cannot be encoded (a lone surrogate in a model's reply) safe before
-    lm-eval writes a samples file: otherwise the write fails part-way and the good samples
-    after it are lost. Once, at the boundary (``sci_tasks.text.make_safe_in_place``)."""
+def install_safe_output() -> None:
+    """What lm-eval writes, made safe at the boundary, once: text that cannot be encoded (a
+    lone surrogate in a model's reply) before a samples file is written (else the write
+    fails part-way and the good samples after it are lost: ``sci_tasks.text``), and NaN as
+    ``null`` in the results file (strict JSON readers reject ``NaN``: ``app.json_safe``)."""
     from lm_eval.loggers import EvaluationTracker
 
+    from sci_tasks.app import json_safe
     from sci_tasks.text import make_safe_in_place
 
-    save = EvaluationTracker.save_results_samples
-    if getattr(save, "_sci_tasks", False):
+    if getattr(EvaluationTracker, "_sci_tasks", False):
         return
+    save_samples = EvaluationTracker.save_results_samples
+    save_results = EvaluationTracker.save_results_aggregated
 
     def save_results_samples(self: Any, task_name: str, samples: Any) -> None:
         if isinstance(samples, list):
             make_safe_in_place(samples)
-        save(self, task_name, samples)
+        save_samples(self, task_name, samples)
 
-    save_results_samples._sci_tasks = True  # type: ignore[attr-defined]
+    def save_results_aggregated(self: Any, results: Any, samples: Any) -> None:
+        save_results(self, results=json_safe(results), samples=samples)
+
     EvaluationTracker.save_results_samples = save_results_samples  # type: ignore[method-assign]
+    EvaluationTracker.save_results_aggregated = save_results_aggregated  # type: ignore[method-assign]
+    EvaluationTracker._sci_tasks = True  # type: ignore[attr-defined]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -68,7 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     if argv is not None:
         sys.argv = [sys.argv[0], *argv]
     install_task_path()
-    install_safe_samples()
+    install_safe_output()
     cli_evaluate()
 
 

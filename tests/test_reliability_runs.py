@@ -291,3 +291,11 @@ def test_sci_lm_eval_keeps_every_sample_when_a_reply_holds_a_lone_surrogate(
     logged = samples(tmp_path / "out")
     assert len(logged) == 3, out.stderr[-2000:]
     assert {s["resps"][0][0] for s in logged} == {"The answer is 4 \ufffd mol."}
+    # and the results file is strict JSON: `correct` has no judge, so it is null, not NaN
+    (results,) = (tmp_path / "out").rglob("results_*.json")
+    parsed = json.loads(results.read_text(), parse_constant=_no_constants)
+    assert parsed["results"]["scimif_chem"]["correct,none"] is None
+
+
+def _no_constants(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
