@@ -78,16 +78,18 @@ Decision rules, one per constraint:
 * ``biology_sequence_length_constraint``, longest / shortest ORF: when the parameters say
   "longest" / "shortest" (about an ORF in them or the question), or, without parameters, the
   question asks for the longest / shortest ORF. ORFs follow ``orf.py`` (ATG to the first
-  in-frame TAA / TAG / TGA, stop included, nested starts not separate, both strands unless the
-  question names one strand, in which case either reading is accepted when it names none;
-  a minimum the question states filters them). The sequence: the longest DNA run (>= 30 nt)
-  in the question, or the forward / reverse primer of the response when the question asks
-  about the ORF in that primer. The stated lengths: numbers with a unit (nt, bp, codons, aa,
-  residues) in the final answer, else the last sentence about the ORF stating one, else the
-  last line with a number (bare numbers there read in the units the question names). Pass
-  iff every stated length is one the extreme ORF has in its unit (nt with or without the
-  stop codon, codons with or without it, amino acids without it). Without a sequence to
-  compute, only whether a length is stated is judged (reason says it is not verified).
+  in-frame TAA / TAG / TGA, stop included, nested starts not separate; only the given strand
+  when the question names it, both strands when it says so, either reading accepted when it
+  names none; a minimum the question states filters them). The sequence: the longest DNA
+  run (>= 30 nt) in the question, or the response's forward / reverse primer when the
+  question's sentence about the ORF names that primer. The stated lengths: numbers with a
+  unit (nt, bp, codons, aa, residues) in the final answer, else the last sentence about
+  the ORF stating one, else the last line with a number (bare numbers read in the units the
+  question names); an ORF written out (ATG...stop) counts as its length. Pass iff every
+  stated length is one the extreme ORF has in its unit (nt with or without the stop codon,
+  codons with or without it, amino acids without it). Without a sequence to compute, only
+  whether a length is stated (with a unit, or as the final answer) is judged, and the
+  reason says the value is not verified.
 * ``biology_sequence_length_constraint``, explicit lengths: required length from the
   parameters, else the question: "[exactly | at least | at most | more than | fewer than]
   N <unit>" or "length of N", N in digits or words, units nucleotides / nt / bases / bp /
