@@ -4,7 +4,7 @@ For each constraint with a rule / RDKit / extraction checker, a record of the bu
 that uses it gives the question and parameters; its response is a realistic mix (prose,
 numbers with units, JSON, a list, SMILES, a final-answer marker) repeated to 10 KB, 100 KB
 and 1 MB. The parameters are then grown to 64 KB and 1 MB (the record's own parameters
-repeated as alternatives, so the checker has to read them all) with a 10 KB response.
+repeated as numbered, distinct alternatives, so the checker has to read every one) with a 10 KB response.
 Prints seconds per call (best of ``--repeat``) and the growth from 100 KB to 1 MB (about
 10 for linear). Target: under 0.5 s at 1 MB for every checker.
 
@@ -53,6 +53,18 @@ def grown(text: str, size: int, joiner: str) -> str:
     return (unit * (size // len(unit) + 1))[:size]
 
 
+def grown_distinct(text: str, size: int, joiner: str) -> str:
+    """``text`` repeated as numbered alternatives ("x 1, or x 2, or ..."): every copy is a
+    different requirement, so a checker cannot shortcut by dropping repeats."""
+    parts, total, k = [], 0, 0
+    while total < size:
+        part = f"{text} {k}"
+        parts.append(part)
+        total += len(part) + len(joiner)
+        k += 1
+    return joiner.join(parts)[:size]
+
+
 def timed(name: str, inp: CheckInput, repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -84,7 +96,7 @@ def main() -> None:
         small = grown(PIECE, SIZES["10KB"], "")
         seed = params or "option A, option B"
         for label, size in PARAM_SIZES.items():
-            inp = CheckInput(small, grown(seed, size, ", or "), question)
+            inp = CheckInput(small, grown_distinct(seed, size, ", or "), question)
             times[label] = timed(name, inp, args.repeat)
         growth = times["1MB"] / max(times["100KB"], 1e-9)
         worst = max(worst, times["1MB"], times["params 1MB"])

@@ -428,31 +428,23 @@ def _methods_named(text: str) -> list[Method]:
     return [m for m, pattern in _METHOD_RES if _bounded(pattern, norm)]
 
 
+_TOP_SPLIT_RE = re.compile(r"[(\[{)\]},;]| (?:and|&|plus|as well as) ", re.I)
+
+
 def _split_top(text: str) -> list[str]:
-    """Split on , ; " and " " & " " plus " outside brackets."""
+    """Split on , ; " and " " & " " plus " outside brackets (one regex pass: only brackets
+    and separators are visited, not every character)."""
     parts: list[str] = []
-    depth, start, i = 0, 0, 0
-    while i < len(text):
-        ch = text[i]
-        if ch in "([{":
+    depth, start = 0, 0
+    for m in _TOP_SPLIT_RE.finditer(text):
+        token = m.group()
+        if token in "([{":
             depth += 1
-        elif ch in ")]}":
+        elif token in ")]}":
             depth = max(0, depth - 1)
         elif depth == 0:
-            sep = 0
-            if ch in ",;":
-                sep = 1
-            else:
-                for word in (" and ", " & ", " plus ", " as well as "):
-                    if text.startswith(word, i) or text[i : i + len(word)].lower() == word:
-                        sep = len(word)
-                        break
-            if sep:
-                parts.append(text[start:i])
-                start = i + sep
-                i += sep
-                continue
-        i += 1
+            parts.append(text[start : m.start()])
+            start = m.end()
     parts.append(text[start:])
     return [p.strip(" \t.") for p in parts if p.strip(" \t.")]
 
@@ -497,7 +489,7 @@ def _formula_part(text: str) -> str:
 
 
 def _items_from(text: str) -> list[_Item]:
-    pieces = _split_top(text)
+    pieces = list(dict.fromkeys(_split_top(text)))  # a repeated requirement is one requirement
     kept = [p for p in pieces if not _is_setting(p)] or pieces
     items = []
     for piece in kept:
@@ -685,7 +677,8 @@ def _check_method(inp: CheckInput) -> Verdict:
                 notes.append(note)
         missing = still
     if missing:
-        names = "; ".join(clip(i.text, 40) for i in missing)
+        names = "; ".join(clip(i.text, 40) for i in missing[:5])
+        names += f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
         extra = f" ({notes[0]})" if notes else ""
         return Verdict.failed(
             f"{len(missing)} of {_plural(len(items), 'required method')} (from the {source}) "
