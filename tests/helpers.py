@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -69,3 +70,18 @@ def console_script(name: str) -> str:
     found = str(local) if local.exists() else shutil.which(name)
     assert found, f"{name} is not installed in this environment"
     return found
+
+
+def loopback_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The environment for a CLI run against loopback servers: offline, a private cache,
+    a dummy key, and no data location or HYDRA_FULL_ERROR leaking in from the caller."""
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "OPENAI_API_KEY": "loopback-key",
+        "SCI_TASKS_CACHE": str(tmp_path / "cache"),
+    }
+    for key in ("SCIMIF_DATA_DIR", "SCI_TASKS_DATA_DIR", "SPM_BENCH_DATA_DIR", "HYDRA_FULL_ERROR"):
+        env.pop(key, None)
+    return {**env, **extra}

@@ -4,7 +4,6 @@ bad caches, secrets, changed inputs and failing jobs, and end as they should."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,7 +16,7 @@ import sci_tasks
 from sci_tasks import manifest
 from sci_tasks.app import response_cache
 
-from .helpers import console_script
+from .helpers import console_script, loopback_env
 from .misbehaving import completion, scripted_server
 
 SURROGATE_REPLY = "The answer is 4 \ud800 mol."
@@ -25,25 +24,10 @@ HTML = b"<html><body>maintenance</body></html>"
 LEAK = "sk-LEAKED0123456789abcdefSECRET"
 
 
-def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {
-        **os.environ,
-        "HF_HUB_OFFLINE": "1",
-        "HF_DATASETS_OFFLINE": "1",
-        "OPENAI_API_KEY": "loopback-key",
-        "SCI_TASKS_CACHE": str(tmp_path / "cache"),
-        **extra,
-    }
-    for key in ("SCIMIF_DATA_DIR", "SCI_TASKS_DATA_DIR", "SPM_BENCH_DATA_DIR"):
-        if key not in extra:
-            env.pop(key, None)
-    return env
-
-
 def cli(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Any:
     return subprocess.run(
         [console_script(args[0]), *args[1:]], capture_output=True, text=True, cwd=tmp_path,
-        env=env or env_for(tmp_path), timeout=900,
+        env=env or loopback_env(tmp_path), timeout=900,
     )  # fmt: skip
 
 
@@ -243,7 +227,7 @@ def test_a_sweep_reruns_only_changed_jobs_into_fresh_folders_and_reports_failure
         data = tmp_path / "data"
         shutil.copytree(Path(sci_tasks.__file__).parent / "samples" / "scimif", data)
         moved = cli(
-            tmp_path, *sweep_args, "limit=1", env=env_for(tmp_path, SCIMIF_DATA_DIR=str(data))
+            tmp_path, *sweep_args, "limit=1", env=loopback_env(tmp_path, SCIMIF_DATA_DIR=str(data))
         )
         assert f"{chem.name} finished with other inputs (data scimif.source: " in moved.stdout
         assert len(answered) == asked + 3

@@ -6,7 +6,6 @@ before any model request."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -16,7 +15,7 @@ from typing import Any
 import sci_tasks
 from sci_tasks.app import explain, json_safe, limit_line, results_table
 
-from .helpers import console_script
+from .helpers import console_script, loopback_env
 from .misbehaving import completion, refused_url, scripted_server
 
 NO_JUDGE = (
@@ -26,23 +25,10 @@ NO_JUDGE = (
 SERVER_HINT = "vllm serve scripted, llama.cpp's llama-server -m MODEL.gguf, or llm-katan"
 
 
-def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {
-        **os.environ,
-        "HF_HUB_OFFLINE": "1",
-        "HF_DATASETS_OFFLINE": "1",
-        "OPENAI_API_KEY": "loopback-key",
-        "SCI_TASKS_CACHE": str(tmp_path / "cache"),
-    }
-    for key in ("SCIMIF_DATA_DIR", "SCI_TASKS_DATA_DIR", "SPM_BENCH_DATA_DIR", "HYDRA_FULL_ERROR"):
-        env.pop(key, None)
-    return {**env, **extra}
-
-
 def sci_eval(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [console_script("sci-eval"), *args], capture_output=True, text=True, cwd=tmp_path,
-        env=env_for(tmp_path, **env), timeout=900,
+        env=loopback_env(tmp_path, **env), timeout=900,
     )  # fmt: skip
 
 
