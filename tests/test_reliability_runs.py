@@ -83,7 +83,7 @@ def test_surrogate_replies_an_html_judge_and_a_corrupt_cache_do_not_end_runs(
     logged = samples(tmp_path / "run")
     assert len(logged) == 3
     assert {s["resps"][0][0] for s in logged} == {"The answer is 4 \ufffd mol."}
-    assert "held lone surrogates (not Unicode): written with U+FFFD" in said
+    assert "response(s) held lone surrogates (not Unicode): scored and written with U+FFFD" in said
     # 1: judged constraints and correctness unscored with the true reason, the run went on
     reason = f"malformed reply: body is not JSON (text/html): {HTML.decode()!r} (after 2 attempts)"
     judged = [
@@ -258,14 +258,17 @@ def test_a_failed_single_run_says_failed_in_its_manifest_and_exits_non_zero(
     assert f"failed; {recorded['error']}" in markdown
 
 
-def test_sci_lm_eval_keeps_every_sample_when_a_reply_holds_a_lone_surrogate(
-    tmp_path: Path,
+@pytest.mark.parametrize("command", ["lm_eval", "sci-lm-eval"])
+def test_lm_eval_keeps_every_sample_when_a_reply_holds_a_lone_surrogate(
+    tmp_path: Path, command: str
 ) -> None:
-    """Stock lm-eval stops writing the samples file at the first reply that cannot be
-    encoded (0 of 3 kept, checked by hand); ``sci-lm-eval`` makes such text safe first."""
+    """lm-eval alone stops writing the samples file at the first reply that cannot be
+    encoded (0 of 3 kept before our tasks' SafeText filter, checked by hand); our tasks
+    make such text safe first, on the stock CLI too."""
+    include = ["--include_path", sci_tasks.include_path()] if command == "lm_eval" else []
     with scripted_server(lambda _: (200, "application/json", completion(SURROGATE_REPLY))) as model:
         out = ok(cli(
-            tmp_path, "sci-lm-eval", "run", "--model", "local-chat-completions",
+            tmp_path, command, "run", *include, "--model", "local-chat-completions",
             "--model_args",
             f"model=scripted,base_url={model.chat_url},num_concurrent=1,max_retries=1,"
             "tokenized_requests=False",
@@ -275,7 +278,9 @@ def test_sci_lm_eval_keeps_every_sample_when_a_reply_holds_a_lone_surrogate(
     logged = samples(tmp_path / "out")
     assert len(logged) == 3, out.stderr[-2000:]
     assert {s["resps"][0][0] for s in logged} == {"The answer is 4 \ufffd mol."}
-    # and the results file is strict JSON: `correct` has no judge, so it is null, not NaN
+    if command == "lm_eval":
+        return  # stock lm_eval writes its results itself (NaN included)
+    # sci-lm-eval's results file is strict JSON: `correct` has no judge: null, not NaN
     (results,) = (tmp_path / "out").rglob("results_*.json")
     parsed = json.loads(results.read_text(), parse_constant=_no_constants)
     assert parsed["results"]["scimif_chem"]["correct,none"] is None
