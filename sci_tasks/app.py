@@ -675,11 +675,24 @@ class SweepSummary(Callback):
                 _failed.append(f"{Path(r['job']).name}: {r['detail']}")
 
 
+USAGE = """\
+usage: sci-eval [--verbose] [-m] [overrides]
+       sci-eval --replay RUN_DIR_OR_MANIFEST [--verbose] [overrides]
+
+  --replay RUN   run again with the overrides RUN's manifest.json recorded (RUN: a run or
+                 sweep-job folder, or the manifest itself); overrides given after it win
+  --verbose      print tracebacks on the console (as HYDRA_FULL_ERROR=1 does)
+  -m             a sweep: every combination of comma-separated override values
+"""
+
+
 def main(argv: list[str] | None = None) -> None:
     """``sci-eval [--verbose] [overrides]`` or ``sci-eval --replay RUN_DIR_OR_MANIFEST
     [overrides]``: the latter runs again with the overrides a manifest recorded (later
     overrides win). Exits non-zero when a job failed."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if "--help" in args or "-h" in args:  # our own flags, then Hydra's help
+        print(USAGE)
     if "--verbose" in args:  # tracebacks on the console, as HYDRA_FULL_ERROR=1 gives
         args.remove("--verbose")
         os.environ[VERBOSE_ENV] = "1"

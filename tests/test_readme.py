@@ -322,3 +322,17 @@ def test_the_embedded_default_runs(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr[-3000:]
     assert "limit=1: NOT a full run" in out.stdout
     assert re.search(r"scimif_chem.*\|\s*isr\s*\|", out.stdout), out.stdout[-3000:]
+
+
+def test_sci_eval_help_documents_every_flag_the_readme_uses() -> None:
+    out = subprocess.run(["sci-eval", "--help"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "== Configuration groups ==" in out.stdout  # Hydra's help follows ours
+    hydras = {"--cfg", "--config-dir", "--config-name", "--resolve"}  # in Hydra's own help
+    flags = {
+        w for c in COMMANDS if c.text.startswith("sci-eval") for w in c.text.split() if w[0] == "-"
+    }
+    assert {"--replay", "-m"} <= flags
+    for flag in flags - hydras:
+        assert re.search(rf"^\s+{re.escape(flag)}\s", out.stdout, re.M), f"{flag} not in --help"
+    assert "sci-eval --replay RUN_DIR_OR_MANIFEST" in out.stdout
