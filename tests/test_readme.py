@@ -284,6 +284,9 @@ def test_the_sweep_runs_every_job(pilot: Pilot) -> None:
 
 def test_replay_report_leaderboard_and_view_run_on_the_sweeps_output(pilot: Pilot) -> None:
     """`--replay` first: it writes the run that `sci-report` / `sci-view` read."""
+    from sci_tasks import manifest
+    from sci_tasks.resolvers import safe_name
+
     job = min(p for p in pilot.sweep.iterdir() if "scimif_text" in p.name)
     runs = pilot.workdir / "sci-eval-runs"
     results = pilot.workdir / "results"  # stands for the lm_eval --output_path folder
@@ -301,8 +304,14 @@ def test_replay_report_leaderboard_and_view_run_on_the_sweeps_output(pilot: Pilo
             text = text.replace("sci-eval-sweeps/<sweep>", str(pilot.sweep))
         printed = run_readme(Command(text, command.env), pilot.workdir, pilot.chat_url)
         if "--replay" in text:
-            assert runs.exists() and any(runs.iterdir()), printed
+            assert "limit=1: NOT a full run" in printed and "bundled" in printed, printed
     run = max(runs.iterdir())
+    # the results layout the README states: <time>_<model>/<model>/results_*.json, ...
+    model = safe_name(manifest.read(job)["config"]["model"]["name"])
+    assert re.fullmatch(rf"[\d-]+_[\d-]+_{re.escape(model)}", run.name), run.name
+    assert [p.parent.name for p in run.glob("*/results_*.json")] == [model]
+    assert len(list(run.glob("*/samples_scimif_*.jsonl"))) == 2
+    assert (run / ".hydra" / "config.yaml").is_file() and (run / "manifest.json").is_file()
     assert list((run / "report").glob("*.md")), "sci-report wrote no tables"
     assert list((pilot.sweep / "leaderboard").iterdir()), "sci-leaderboard wrote nothing"
     assert (run / "sci-view.html").stat().st_size > 1000
