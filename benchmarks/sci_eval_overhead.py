@@ -86,7 +86,10 @@ def main() -> None:
         config = compose("config")  # the embedded default, as sci-eval composes it
     folder = str(config.model.args.pretrained)  # converts the GGUF now if not done yet
     batch = str(config.model.batch_size)
+    # the same torch threads for both: what the config chooses now (or the user's own)
+    threads = os.environ.get("OMP_NUM_THREADS") or str(config.model.env.OMP_NUM_THREADS)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    env["OMP_NUM_THREADS"] = threads
     sci_eval = str(Path(sys.executable).parent / "sci-eval")
     direct_cmd = [sys.executable, "-c", DIRECT, args.task, str(args.max_new_tokens), batch, folder]
     tokens = f"model.gen_kwargs.max_gen_toks={args.max_new_tokens}"
@@ -101,7 +104,8 @@ def main() -> None:
             print(f"{name:<10} wall {wall:6.1f} s   CPU {cpu:6.1f} s   load before {load:4.2f}")
     wall = {k: statistics.median(f[0] for f in v) for k, v in runs.items()}
     cpu = {k: statistics.median(f[1] for f in v) for k, v in runs.items()}
-    print(f"batch size {batch}, {args.max_new_tokens} new tokens at most, task {args.task}")
+    print(f"batch size {batch}, {threads} torch thread(s), {args.max_new_tokens} new tokens at "
+          f"most, task {args.task}")  # fmt: skip
     ratio = wall["sci-eval"] / wall["direct"]
     print(f"ratio sci-eval / direct, wall   {ratio:6.3f} (target <= 1.10)")
     print(f"ratio sci-eval / direct, CPU    {cpu['sci-eval'] / cpu['direct']:6.3f}")
