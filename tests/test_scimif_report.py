@@ -93,11 +93,17 @@ def test_discipline_table(run_dir: Path) -> None:
     assert len(samples) == 5
     header, *_ = report.discipline_table(samples)
     assert header[2:] == ["CSR", "ISR", "DRFR", "unscored rate", "CSR (unscored as fail)",
-                          "ISR (unscored as fail)", "DRFR (unscored as fail)"]  # fmt: skip
-    table = rows(report.discipline_table(samples))
+                          "ISR (unscored as fail)", "DRFR (unscored as fail)",
+                          "± CSR", "± ISR", "± DRFR"]  # fmt: skip
+    table = {k: v[:8] for k, v in rows(report.discipline_table(samples)).items()}
+    errors = {k: v[8:] for k, v in rows(report.discipline_table(samples)).items()}
     # chemistry: CSR (0.5 + 1)/2, ISR 1/2, DRFR 2/3, unscored 0/3; nothing unscored, so the
     # authors' convention gives the same three
     assert table["chemistry"] == pytest.approx([2, 0.75, 0.5, 2 / 3, 0.0, 0.75, 0.5, 2 / 3])
+    # bootstrap s.e. of the mean of two per-sample CSRs 0.5 and 1: resampled means 0.5,
+    # 0.75, 1 with chances 1/4, 1/2, 1/4, so sd = sqrt(0.03125) = 0.177; ISR 0 and 1: 0.354
+    assert errors["chemistry"][:2] == pytest.approx([0.03125**0.5, 0.125**0.5], abs=0.01)
+    assert errors["Overall (mean ISR over disciplines)"] == ["", "", ""]
     # biology headline: CSR (0.75 + 1)/2 (S5 has none), ISR 1/2, DRFR (1 + 0.5 + 1)/3,
     # unscored 3/6. Unscored as fail: S3 [1, 0.5], S4 [0, 1], S5 [0] (unknown left out):
     # CSR (0.75 + 0.5 + 0)/3, ISR 0/3, DRFR 2.5/5

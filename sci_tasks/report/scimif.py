@@ -32,6 +32,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from sci_tasks import stats
 from sci_tasks.data.scimif import SHORT
 from sci_tasks.metrics import scimif
 from sci_tasks.metrics.constraints.registry import Group
@@ -111,15 +112,33 @@ def _both_conventions(own: Sequence[Sample]) -> list[Any]:
     ]
 
 
+SE = "± "  # column prefix: bootstrap standard error of the metric (sci_tasks.stats)
+
+
+def _standard_errors(own: Sequence[Sample]) -> list[float]:
+    """Bootstrap standard errors of CSR, ISR and DRFR over the samples (unscored excluded),
+    each resampled as the ratio of sums it is (``sci_tasks.stats.bootstrap``)."""
+    per_sample = [[(c, 1.0) for c in [scimif.sample_csr(s.scores)] if c is not None] for s in own]
+    csr = [p[0] if p else (0.0, 0.0) for p in per_sample]
+    isr = [(v, 1.0) if (v := scimif.sample_isr(s.scores)) is not None else (0.0, 0.0)
+           for s in own]  # fmt: skip
+    drfr = [(sum(x for x in s.scores if x is not None), sum(x is not None for x in s.scores))
+            for s in own]  # fmt: skip
+    return [stats.bootstrap(parts).stderr for parts in (csr, isr, drfr)]
+
+
 def discipline_table(samples: Sequence[Sample]) -> list[list[Any]]:
     metrics = ["CSR", "ISR", "DRFR", "unscored rate"]
     rows: list[list[Any]] = [
-        ["discipline", "samples", *metrics, *(f"{m} {AS_FAIL}" for m in metrics[:3])]
-    ]
+        [
+            "discipline", "samples", *metrics, *(f"{m} {AS_FAIL}" for m in metrics[:3]),
+            *(f"{SE}{m}" for m in metrics[:3]),
+        ]
+    ]  # fmt: skip
     for d in DISCIPLINES:
         own = [s for s in samples if s.discipline == d]
         if own:
-            rows.append([d, len(own), *_both_conventions(own)])
+            rows.append([d, len(own), *_both_conventions(own), *_standard_errors(own)])
     per_discipline = rows[1:]
 
     def mean_isr(column: int) -> float:
@@ -130,7 +149,7 @@ def discipline_table(samples: Sequence[Sample]) -> list[list[Any]]:
     for column in (rows[0].index("ISR"), rows[0].index(f"ISR {AS_FAIL}")):
         overall[column] = mean_isr(column)
     rows.append(overall)
-    rows.append([POOLED, len(samples), *_both_conventions(samples)])
+    rows.append([POOLED, len(samples), *_both_conventions(samples), *_standard_errors(samples)])
     return rows
 
 
@@ -308,8 +327,11 @@ def plot_disciplines(path: Path, table: list[list[Any]], bundled: Sequence[str])
         values = [float(r[head.index(metric)]) for r in rows]
         pos = x - 0.4 + width * (i + 0.5)
         heights = [0.0 if math.isnan(v) else v for v in values]
+        errors = [float(r[head.index(SE + metric)]) for r in rows]
+        errors = [0.0 if math.isnan(e) else e for e in errors]  # bootstrap s.e. as error bars
         ax.bar(pos, heights, width * 0.92, label=metric, color=BAR_COLOURS[i],
-               edgecolor=BAR_COLOURS[i])  # fmt: skip
+               edgecolor=BAR_COLOURS[i], yerr=errors, capsize=2,
+               error_kw={"elinewidth": 0.8, "ecolor": "#333333"})  # fmt: skip
         _bar_labels(ax, pos, values, ha="center", va="bottom", fontsize=8)
     if len(rows) > 1:  # the pooled row is no discipline: set it apart
         ax.axvline(len(rows) - 1.5, color="grey", linestyle=":", linewidth=1)
@@ -317,7 +339,7 @@ def plot_disciplines(path: Path, table: list[list[Any]], bundled: Sequence[str])
     ax.set_xticklabels(names, fontsize=9)
     ax.set_ylim(0.0, 1.12)
     ax.set_yticks([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
-    ax.set_ylabel("score (unscored constraints excluded)")
+    ax.set_ylabel("score (unscored excluded), ± bootstrap s.e.")
     ax.set_title("SciMIF: CSR / ISR / DRFR per discipline")
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
