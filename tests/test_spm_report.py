@@ -147,6 +147,9 @@ def test_per_field_table_matches_hand_computed_values(run_dir: Path, tmp_path: P
     for name, values in expected.items():
         for key, value in values.items():
             assert float(rows[name][key]) == pytest.approx(value), (name, key)
+    # bootstrap s.e. of the mean EM of Topology's two questions (0 and 1): resampled means
+    # 0, 0.5, 1 with chances 1/4, 1/2, 1/4, so sd = sqrt(0.125) = 0.354
+    assert float(rows["Topology"]["em_se"]) == pytest.approx(0.125**0.5, abs=0.01)
     md = (out / OUTPUTS["table_md"]).read_text()
     row = "| Defect Engineering | 3 | 0.333 | 0.444 | 0.478 | 0.667 | 0.033 | 0.450 | 2 | 0.000 |"
     assert f"{row} 0.333 | 8.7 |" in md

@@ -24,6 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.projections.polar import PolarAxes
 from matplotlib.ticker import MaxNLocator
 
+from sci_tasks import stats
 from sci_tasks.metrics.spm import delta, ece
 from sci_tasks.report import bundled_sources, bundled_suffix, mark_bundled, newest_samples
 
@@ -56,6 +57,9 @@ class Row:
     unparsed_rate: float
     no_confidence_rate: float
     mean_output_tokens: float
+    em_se: float = math.nan  # bootstrap standard errors (sci_tasks.stats)
+    spc_se: float = math.nan
+    sip_f1_se: float = math.nan
 
 
 COLUMNS = [
@@ -71,6 +75,9 @@ COLUMNS = [
     ("unparsed_rate", "unparsed"),
     ("no_confidence_rate", "no confidence"),
     ("mean_output_tokens", "mean tokens"),
+    ("em_se", "± EM"),
+    ("spc_se", "± SPC"),
+    ("sip_f1_se", "± SIP-F1"),
 ]
 
 
@@ -155,7 +162,15 @@ def summarise(name: str, records: Sequence[Mapping[str, Any]]) -> Row:
         unparsed_rate=float(np.mean([not r["parsed"] for r in records])),
         no_confidence_rate=float(np.mean([c is None for c in confidences])),
         mean_output_tokens=mean("output_tokens"),
+        em_se=_se("em", records),
+        spc_se=_se("spc", records),
+        sip_f1_se=_se("sip_f1", records),
     )
+
+
+def _se(key: str, records: Sequence[Mapping[str, Any]]) -> float:
+    """Bootstrap standard error of the mean of ``key`` over the questions."""
+    return stats.bootstrap([(float(r[key]), 1.0) for r in records]).stderr
 
 
 def rows_by(records: Iterable[Mapping[str, Any]], key: str) -> list[Row]:
