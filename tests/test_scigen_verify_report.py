@@ -52,3 +52,17 @@ def test_tables_and_the_bundled_mark(tmp_path: Path, bundled: bool) -> None:
     ]
     assert (f"Data: {source}." in md) is bundled
     assert ("**Bundled sample records" in md) is bundled
+
+
+def test_rows_carry_bootstrap_standard_errors() -> None:
+    from sci_tasks.report.scigen_verify import summarise
+
+    keys = ("id", "category", "discipline", "label", "judgement", "acc_e", "acc_i")
+    records = [dict(zip(keys, r, strict=True)) for r in RECORDS]
+    row = summarise("overall", "all", records)
+    # Acc_i over the negatives v2 (1) and v3 (0): resampled means 0, 0.5, 1 with chances
+    # 1/4, 1/2, 1/4, so the bootstrap s.e. is sqrt(0.125) = 0.354
+    assert row.acc_i == 0.5 and row.acc_i_se == pytest.approx(0.125**0.5, abs=0.01)
+    # Acc_a: right, right, wrong (2/3): sd of a resampled mean of three 0/1 values with
+    # p = 2/3 is sqrt(2/9 / 3) = 0.272
+    assert row.acc_a_se == pytest.approx((2 / 27) ** 0.5, abs=0.015)

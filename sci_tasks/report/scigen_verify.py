@@ -24,9 +24,10 @@ from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from sci_tasks import stats
 from sci_tasks.data.scigen_verify import CATEGORIES, DISCIPLINES
 from sci_tasks.metrics.rubric import macro_over_domains
-from sci_tasks.metrics.verify import acc_a, acc_e, acc_i
+from sci_tasks.metrics.verify import acc_a, acc_e, acc_i, judgement_score
 from sci_tasks.report import bundled_sources, bundled_suffix, newest_samples
 
 VERIFY_PREFIX = "samples_scigen_verify_"
@@ -50,6 +51,9 @@ class Row:
     acc_e_unscored: int
     acc_i_unscored: int
     unparsed: int
+    acc_a_se: float = math.nan  # bootstrap standard errors (sci_tasks.stats); NaN where the
+    acc_e_se: float = math.nan  # value itself is NaN (an unscored sample)
+    acc_i_se: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -118,7 +122,21 @@ def summarise(group: str, name: str, records: Sequence[Mapping[str, Any]]) -> Ro
         acc_e_unscored=sum(r["acc_e"] is None for r in records),
         acc_i_unscored=sum(r["acc_i"] is None for r in negatives),
         unparsed=sum(r["judgement"] is None for r in records),
+        **_standard_errors(records),
     )
+
+
+def _standard_errors(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Bootstrap s.e. of Acc_a (every sample), Acc_e (every sample) and Acc_i (negatives)."""
+    a = [(judgement_score(bool(r["label"]), r["judgement"]), 1.0) for r in records]
+    e = [None if r["acc_e"] is None else (float(r["acc_e"]), 1.0) for r in records]
+    i = [None if r["acc_i"] is None else (float(r["acc_i"]), 1.0)
+         for r in records if not r["label"]]  # fmt: skip
+    return {
+        "acc_a_se": stats.bootstrap(a).stderr,
+        "acc_e_se": stats.bootstrap(e).stderr,
+        "acc_i_se": stats.bootstrap(i).stderr,
+    }
 
 
 def breakdown(
@@ -184,7 +202,8 @@ def _fmt(value: Any) -> str:
 
 
 VERIFY_HEAD = ("", "samples", "negatives", "Acc_a", "Acc_e", "Acc_i",
-               "Acc_e unscored", "Acc_i unscored", "unparsed")  # fmt: skip
+               "Acc_e unscored", "Acc_i unscored", "unparsed",
+               "± Acc_a", "± Acc_e", "± Acc_i")  # fmt: skip
 RUBRIC_HEAD = ("domain", "rubrics", "RR", "NHR", "SF1", "unscored", "unparsed",
                "weights != 10", "mean points")  # fmt: skip
 
