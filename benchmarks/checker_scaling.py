@@ -4,7 +4,8 @@ For each constraint with a rule / RDKit / extraction checker, a record of the bu
 that uses it gives the question and parameters; its response is a realistic mix (prose,
 numbers with units, JSON, a list, SMILES, a final-answer marker) repeated to 10 KB, 100 KB
 and 1 MB. The parameters are then grown to 64 KB and 1 MB (the record's own parameters
-repeated as numbered, distinct alternatives, so the checker has to read every one) with a 10 KB response.
+repeated as numbered, distinct alternatives, so the checker has to read every one) with a
+10 KB response.
 Prints seconds per call (best of ``--repeat``) and the growth from 100 KB to 1 MB (about
 10 for linear). Target: under 0.5 s at 1 MB for every checker.
 

@@ -64,9 +64,9 @@ def install_safe_output() -> None:
     def save_results_aggregated(self: Any, results: Any, samples: Any) -> None:
         save_results(self, results=json_safe(results), samples=samples)
 
-    EvaluationTracker.save_results_samples = save_results_samples  # type: ignore[method-assign]
-    EvaluationTracker.save_results_aggregated = save_results_aggregated  # type: ignore[method-assign]
-    EvaluationTracker._sci_tasks = True  # type: ignore[attr-defined]
+    EvaluationTracker.save_results_samples = save_results_samples
+    EvaluationTracker.save_results_aggregated = save_results_aggregated
+    EvaluationTracker._sci_tasks = True
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -375,7 +375,8 @@ _ANY_PAIRS = (("[", "]"), ("(", ")"), ("{", "}"), ("**", "**"), ("`", "`"), ('"'
 def _framed(response: str) -> str | None:
     """The text inside the last frame drawn with box characters (or ``+---+``), if any."""
     lines = response.splitlines()
-    found, inside = None, None
+    found: str | None = None
+    inside: list[str] | None = None
     for line in lines:
         if inside is None:
             if _FRAME_TOP_RE.fullmatch(line):
