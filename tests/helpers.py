@@ -6,6 +6,7 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 
@@ -85,3 +86,19 @@ def loopback_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     for key in ("SCIMIF_DATA_DIR", "SCI_TASKS_DATA_DIR", "SPM_BENCH_DATA_DIR", "HYDRA_FULL_ERROR"):
         env.pop(key, None)
     return {**env, **extra}
+
+
+def judge_settings(model: str, base_url: str, tmp_path: Path, **overrides: Any) -> dict[str, Any]:
+    """Judge settings for a loopback judge: short timeouts and backoff, a private cache,
+    the key in SCI_TASKS_TEST_JUDGE_KEY."""
+    settings: dict[str, Any] = {
+        "model": model,
+        "base_url": base_url,
+        "api_key_env": "SCI_TASKS_TEST_JUDGE_KEY",
+        "timeout": 5.0,
+        "max_attempts": 3,
+        "backoff_initial": 0.05,
+        "backoff_max": 0.2,
+        "cache_dir": str(tmp_path / "judge-cache"),
+    }
+    return settings | overrides

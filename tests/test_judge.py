@@ -15,6 +15,7 @@ from sci_tasks.metrics.constraints.registry import CheckInput
 from sci_tasks.metrics.judge import JudgeClient, JudgeConfig, JudgeRequest, parse_strict
 from sci_tasks.metrics.judge.client import ReplyError
 
+from .helpers import judge_settings
 from .servers import KATAN_KEY, Katan, katan
 
 SCHEMA: dict[str, Any] = {
@@ -29,17 +30,7 @@ REQUEST = JudgeRequest(
 
 
 def config(server: Katan, tmp_path: Path, **overrides: Any) -> JudgeConfig:
-    settings: dict[str, Any] = {
-        "model": server.model,
-        "base_url": server.base_url,
-        "api_key_env": "SCI_TASKS_TEST_JUDGE_KEY",
-        "timeout": 5.0,
-        "max_attempts": 3,
-        "backoff_initial": 0.05,
-        "backoff_max": 0.2,
-        "cache_dir": str(tmp_path / "judge-cache"),
-    }
-    return JudgeConfig(**(settings | overrides))
+    return JudgeConfig(**judge_settings(server.model, server.base_url, tmp_path, **overrides))
 
 
 @pytest.fixture(autouse=True)

@@ -15,6 +15,7 @@ from sci_tasks.metrics.constraints.registry import CheckInput
 from sci_tasks.metrics.judge import JudgeClient, JudgeConfig, JudgeRequest
 from sci_tasks.metrics.scimif import grade_correctness
 
+from .helpers import judge_settings
 from .misbehaving import Reply, completion, refused_url, scripted_server, silent_server
 from .servers import KATAN_KEY, katan
 from .test_judge import REQUEST, SCHEMA
@@ -24,17 +25,8 @@ VERDICT = json.dumps({"verdict": True, "reason": "wet"})
 
 
 def judge(base_url: str, tmp_path: Path, **overrides: Any) -> JudgeConfig:
-    settings: dict[str, Any] = {
-        "model": "scripted-judge",
-        "base_url": base_url,
-        "api_key_env": "SCI_TASKS_TEST_JUDGE_KEY",
-        "timeout": 5.0,
-        "max_attempts": 3,
-        "backoff_initial": 0.01,
-        "backoff_max": 0.05,
-        "cache_dir": str(tmp_path / "judge-cache"),
-    }
-    return JudgeConfig(**(settings | overrides))
+    fast = {"backoff_initial": 0.01, "backoff_max": 0.05} | overrides
+    return JudgeConfig(**judge_settings("scripted-judge", base_url, tmp_path, **fast))
 
 
 @pytest.fixture(autouse=True)
