@@ -240,6 +240,11 @@ def check_model_config(config: dict[str, Any], choices: dict[str, Any]) -> None:
             f"model.backend={backend!r} ({where}) is not an lm-eval model backend "
             "(e.g. hf, vllm, vllm-vlm, local-chat-completions, openai-chat-completions)"
         ) from None
+    except ImportError as exc:  # lm-eval imports the backend's package on lookup (vllm)
+        raise ConfigError(
+            f"model.backend={backend!r} ({where}) needs the package {exc.name or exc}: "
+            "pip install 'sci-tasks[vllm]' on a GPU machine, or choose another model"
+        ) from None
     url = (model.get("args") or {}).get("base_url")
     if url is not None:
         parts = urlsplit(str(url))
@@ -318,11 +323,29 @@ def preflight(cfg: DictConfig, config: dict[str, Any], choices: dict[str, Any]) 
         raise ConfigError(
             f"tasks.names ({config_file('tasks', choices)}): {exc.args[0] if exc.args else exc}"
         ) from None
+    check_images(loaded["tasks"], config, choices)
     children = {c for kids in loaded["group_map"].values() for c in kids}
     top = [
         obj for name, obj in {**loaded["groups"], **loaded["tasks"]}.items() if name not in children
     ]
     return Preflight(top, manager, data_sources(loaded["tasks"], cfg), judge)
+
+
+def check_images(tasks: dict[str, Any], config: dict[str, Any], choices: dict[str, Any]) -> None:
+    """Image tasks need an image-capable backend: say so now, not after the model loaded
+    (lm-eval refuses the pairing only once the model is in memory)."""
+    from lm_eval.api.registry import get_model
+
+    backend = str(config["model"].get("backend"))
+    image_tasks = sorted(n for n, t in tasks.items() if getattr(t, "MULTIMODAL", False))
+    if image_tasks and not getattr(get_model(backend), "MULTIMODAL", False):
+        shown = ", ".join(image_tasks[:3]) + (" ..." if len(image_tasks) > 3 else "")
+        raise ConfigError(
+            f"tasks {shown} ({config_file('tasks', choices)}) need images, but model.backend="
+            f"{backend!r} ({config_file('model', choices)}) is text-only: use hf-multimodal, "
+            "vllm-vlm or a chat-completions backend with max_images, or a text task set "
+            "(tasks=scimif_text)"
+        )
 
 
 def data_sources(tasks: dict[str, Any], cfg: DictConfig) -> dict[str, str]:

@@ -252,3 +252,21 @@ def test_limit_lines_nan_to_null_and_a_group_row_counting_its_tasks() -> None:
     assert rows["- t1"] == [["- t1", "3", "csr", "↑", "1", ""]]
     assert rows["- t2"] == [["- t2", "4", "csr", "↑", "0", ""]]
     assert rows["group g"] == [["group g", "7", "csr", "↑", "0.5", "0.1"]]  # 3 + 4 samples
+
+
+def test_a_text_only_backend_on_image_tasks_is_refused_before_the_model_loads(
+    tmp_path: Path,
+) -> None:
+    # the path does not exist: loading the model would fail, so the check came first
+    out = sci_eval(
+        tmp_path, "model=hf", "model.args.pretrained=/nonexistent/model", "tasks=spm_bench",
+        "hydra.run.dir=textonly",
+    )  # fmt: skip
+    assert out.returncode != 0
+    assert out.stderr.strip().splitlines()[0] == (
+        f"FAILED {tmp_path / 'textonly'}: ConfigError: tasks spm_bench_afm, spm_bench_sem, "
+        "spm_bench_stm ... (tasks/spm_bench.yaml) need images, but model.backend='hf' "
+        "(model/hf.yaml) is text-only: use hf-multimodal, vllm-vlm or a chat-completions "
+        "backend with max_images, or a text task set (tasks=scimif_text)"
+    )
+    assert "Traceback" not in out.stdout + out.stderr
