@@ -1057,8 +1057,8 @@ def _same_molecule(options: list[_Option], text: str) -> list[_Option]:
         if not smiles_shaped(token):
             continue
         mol, _ = parse_smiles(token)
-        if mol is not None and Chem.MolToSmiles(mol) in canonical:
-            found[canonical[Chem.MolToSmiles(mol)]] = None
+        if mol is not None and (key := Chem.MolToSmiles(mol)) in canonical:
+            found[canonical[key]] = None
     return [options[i] for i in found]
 
 
