@@ -1,5 +1,5 @@
 """How long the README's main job takes: ``sci-eval`` with no arguments (SmolLM2-135M on CPU,
-the 19 text-only bundled SciMIF prompts x 256 tokens), end to end, model load included.
+the 28 text-only bundled SciMIF prompts x 256 tokens), end to end, model load included.
 
 Each figure is one fresh ``sci-eval`` process (``use_cache=false``: the model really
 generates), with wall time, the CPU time it used, and the 1-minute load average just before
@@ -69,7 +69,7 @@ def report(label: str, wall: float, cpu: float, load: float) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--limit", type=int, help="samples per task (default: all 19 prompts)")
+    parser.add_argument("--limit", type=int, help="samples per task (default: all 28 prompts)")
     parser.add_argument("--max-gen-toks", type=int, help="override the 256-token limit")
     parser.add_argument("--batch-size", type=int, help="override model.batch_size")
     parser.add_argument("--threads", type=int, help="torch threads (OMP_NUM_THREADS)")
