@@ -221,7 +221,10 @@ def evaluate(name: str, inp: CheckInput, judge: JudgeClient | None = None) -> Co
     provenance: list[str] = []
     if judge is not None and inp.judge is None:
         inp = replace(inp, judge=judge)
-    own, copied = _own_text(inp.response, inp.question)
+    try:
+        own, copied = _own_text(inp.response, inp.question)
+    except Exception:  # text that is not a string: nothing can be said to be copied
+        own, copied = inp.response, 0
     if copied:
         inp = replace(inp, response=own)
     try:
