@@ -21,7 +21,7 @@ from .misbehaving import completion, scripted_server
 
 SURROGATE_REPLY = "The answer is 4 \ud800 mol."
 HTML = b"<html><body>maintenance</body></html>"
-LEAK = "sk-LEAKED0123456789abcdefSECRET"
+LEAK = "sk-LEAKED-not-a-real-key-0123456789-SECRET"  # fake, dashed: no scanner takes it
 
 
 def cli(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Any:
