@@ -118,10 +118,12 @@ SE = "± "  # column prefix: bootstrap standard error of the metric (sci_tasks.s
 def _standard_errors(own: Sequence[Sample]) -> list[float]:
     """Bootstrap standard errors of CSR, ISR and DRFR over the samples (unscored excluded),
     each resampled as the ratio of sums it is (``sci_tasks.stats.bootstrap``)."""
-    per_sample = [[(c, 1.0) for c in [scimif.sample_csr(s.scores)] if c is not None] for s in own]
-    csr = [p[0] if p else (0.0, 0.0) for p in per_sample]
-    isr = [(v, 1.0) if (v := scimif.sample_isr(s.scores)) is not None else (0.0, 0.0)
-           for s in own]  # fmt: skip
+
+    def one(value: float | None) -> tuple[float, float]:
+        return (0.0, 0.0) if value is None else (value, 1.0)  # no value: out of the mean
+
+    csr = [one(scimif.sample_csr(s.scores)) for s in own]
+    isr = [one(scimif.sample_isr(s.scores)) for s in own]
     drfr = [(sum(x for x in s.scores if x is not None), sum(x is not None for x in s.scores))
             for s in own]  # fmt: skip
     return [stats.bootstrap(parts).stderr for parts in (csr, isr, drfr)]
