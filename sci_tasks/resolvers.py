@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 from omegaconf import OmegaConf
@@ -116,17 +117,39 @@ def _convert_gguf(source: Path, target: Path) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def busy_cores(window: float = 0.5) -> float:
+    """How many cores other processes keep busy now: the non-idle share of all CPU time in
+    /proc/stat over ``window`` seconds, times the number of CPUs. The 1-minute load average
+    lags by up to a minute in both directions (a job started a second ago shows as ~0; one
+    that just ended still counts), so it is only the fallback where /proc/stat is missing."""
+
+    def sample() -> tuple[int, int]:
+        with open("/proc/stat", encoding="ascii") as fh:
+            fields = [int(v) for v in fh.readline().split()[1:9]]
+        return fields[3] + fields[4], sum(fields)  # (idle + iowait, total) in clock ticks
+
+    try:
+        idle_0, total_0 = sample()
+        time.sleep(window)
+        idle_1, total_1 = sample()
+    except (OSError, ValueError, IndexError):
+        return os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    if total_1 <= total_0:
+        return 0.0
+    return (1 - (idle_1 - idle_0) / (total_1 - total_0)) * (os.cpu_count() or 1)
+
+
 def free_cores() -> str:
     """Torch threads for a CPU run: the cores this process may use minus the ones other
-    processes keep busy (1-minute load average), at least 1.
+    processes keep busy right now (``busy_cores``), at least 1.
 
     Measured on 2 cores (README): with a second process busy, two threads ran SmolLM2's
     generation about 10x slower than one (each of the thousands of parallel regions per
     token waits for the descheduled thread), while on idle cores two threads are the
     fastest. A user's own OMP_NUM_THREADS wins (the model config's env is a default)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    return str(max(1, min(cores or 1, round((cores or 1) - busy))))
+    cores = cores or 1
+    return str(max(1, min(cores, round(cores - busy_cores()))))
 
 
 OmegaConf.register_new_resolver("sci_pkg_dir", package_dir, replace=True)
