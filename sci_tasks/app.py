@@ -155,6 +155,11 @@ def export_model_env(cfg: DictConfig) -> None:
     model = cfg.model
     for key, value in (model.get("env") or {}).items():
         os.environ.setdefault(str(key), str(value))
+    threads = os.environ.get("OMP_NUM_THREADS", "")
+    if "torch" in sys.modules and threads.isdigit() and int(threads) > 0:
+        # torch read OMP_NUM_THREADS when it was imported (building the tasks imports it):
+        # apply the chosen thread count now, or it keeps one thread per core
+        sys.modules["torch"].set_num_threads(int(threads))
     key_env = model.get("api_key_env")
     if key_env and key_env != "OPENAI_API_KEY" and key_env in os.environ:
         # lm-eval's API backends read OPENAI_API_KEY; the key itself never enters the config
