@@ -25,12 +25,9 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, Literal
 
+from sci_tasks import benchmarks
+
 ROOT_KEY = "SCI_TASKS_DATA_DIR"
-BENCHMARK_KEYS = {
-    "scimif": "SCIMIF_DATA_DIR",
-    "spm_bench": "SPM_BENCH_DATA_DIR",
-    "scigen_verify": "SCIGEN_VERIFY_DATA_DIR",
-}
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
 
 SourceKind = Literal["folder", "hub", "samples"]
@@ -73,15 +70,21 @@ class DataLocation:
         return _hub_snapshot(self, self.subdir)
 
 
+def __getattr__(name: str) -> Any:
+    # BENCHMARK_KEYS (benchmark -> data key) is read from the declarations on first use: a
+    # module constant would import every loader, which imports this module
+    if name == "BENCHMARK_KEYS":
+        return benchmarks.data_keys()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def samples_dir(benchmark: str) -> Path:
     return Path(str(files("sci_tasks.samples") / benchmark))
 
 
 def locate(benchmark: str, overrides: Mapping[str, Any] | None = None) -> DataLocation:
     """Find ``benchmark``'s data following the convention above."""
-    if benchmark not in BENCHMARK_KEYS:
-        raise KeyError(f"unknown benchmark {benchmark!r}; known: {sorted(BENCHMARK_KEYS)}")
-    key = BENCHMARK_KEYS[benchmark]
+    key = benchmarks.get(benchmark).data_key  # KeyError naming the known ones
     sources: list[tuple[str, Mapping[str, Any]]] = [
         ("run settings", overrides or {}),
         ("environment", os.environ),

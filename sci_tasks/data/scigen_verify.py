@@ -23,6 +23,7 @@ from typing import Any
 
 import datasets
 
+from sci_tasks.benchmarks import Benchmark
 from sci_tasks.data.jsonl import read_folder_records, read_location
 from sci_tasks.data.locate import DataError, DataLocation, locate
 from sci_tasks.images import ImageBudget
@@ -37,6 +38,24 @@ _CATEGORY_ALIASES = {"if": "instruction_following", "mr": "multidisciplinary_rea
 _DISCIPLINE_ALIASES = {"math": "mathematics", "maths": "mathematics", "phys": "physics",
                        "chem": "chemistry", "bio": "biology", "life": "biology",
                        "geo": "geography"}  # fmt: skip
+BENCHMARK = Benchmark(
+    name="scigen_verify",
+    title="SciGen-Verify",
+    data_key="SCIGEN_VERIFY_DATA_DIR",
+    group="scigen_verify",
+    splits=tuple(f"scigen_verify_{c}" for c in CATEGORIES),
+    columns=(("Acc_a", "acc_a,none"), ("Acc_e", "acc_e,none"), ("Acc_i", "acc_i,none")),
+    report="sci_tasks.report.scigen_verify",
+    headlines={
+        "scigen_verify": ("acc_a", "acc_e", "acc_i", "unparsed_rate"),
+        "scigen_rubric": ("rr", "nhr", "sf1", "rubric_unparsed"),
+    },
+    task_prefixes=("scigen_verify", "scigen_rubric"),  # the rubric data is a subfolder
+    task_sets=("scigen_verify", "scigen_rubric"),
+    leaderboard_doc="the `scigen_verify` group's values (size-weighted over the categories; "
+    "the exact pooled Acc_i is in `sci-report`); without the group, the size-weighted mean "
+    "over the category tasks present.",
+)
 PERTURBATIONS = ("image", "text")
 REQUIRED_FIELDS = ("id", "category", "discipline", "instruction", "images", "label", "explanation")
 # the chat-message layout (see _from_chat)

@@ -33,6 +33,7 @@ from typing import Any, Literal
 import datasets
 from PIL import Image, UnidentifiedImageError
 
+from sci_tasks.benchmarks import Benchmark
 from sci_tasks.cache import cache_root
 from sci_tasks.data.jsonl import UniqueIds, read_objects
 from sci_tasks.data.locate import DataError, DataLocation, locate
@@ -56,6 +57,17 @@ SHORT = {
 }
 ALIASES = {"chem": "chemistry", "geo": "geography", "bio": "biology", "life": "biology",
            "mat": "material", "materials": "material", "phy": "physics"}  # fmt: skip
+BENCHMARK = Benchmark(
+    name="scimif",
+    title="SciMIF",
+    data_key="SCIMIF_DATA_DIR",
+    group="scimif",
+    splits=tuple(f"scimif_{short}" for short in SHORT.values()),
+    columns=(("CSR", "csr,none"), ("ISR", "isr,none"), ("DRFR", "drfr,none")),
+    report="sci_tasks.report.scimif",
+    headlines={"scimif": ("csr", "isr", "drfr", "correct", "unscored_rate")},
+    task_sets=("scimif", "scimif_all", "scimif_text", *(f"scimif_{s}" for s in SHORT.values())),
+)
 REQUIRED_FIELDS = ("id", "edit_question", "instruction_list")
 HUB_SPLIT = "test"
 HUB_REQUIRED = ("subject", "id", "edit_question", "instruction_list")

@@ -19,6 +19,7 @@ from typing import Any
 
 import datasets
 
+from sci_tasks.benchmarks import Benchmark
 from sci_tasks.data.jsonl import read_folder_records, read_location
 from sci_tasks.data.locate import DataError, DataLocation, locate
 from sci_tasks.images import ImageBudget
@@ -34,6 +35,26 @@ FIELDS = (
     "Morphology",
     "Magnetic Materials",
     "Energy Materials",
+)
+BENCHMARK = Benchmark(
+    name="spm_bench",
+    title="SPM-Bench",
+    data_key="SPM_BENCH_DATA_DIR",
+    group="spm_bench",
+    splits=tuple(f"spm_bench_{t.lower()}" for t in TECHNIQUES),
+    columns=(
+        ("EM", "em,none"),
+        ("SPC", "spc,none"),
+        ("SIP-F1", "sip_f1,none"),
+        ("Delta", "delta,none"),
+    ),
+    report="sci_tasks.report.spm_bench",
+    headlines={"spm_bench": ("em", "spc", "sip_f1", "f1", "delta", "ece", "unparsed_rate")},
+    task_sets=("spm_bench",),
+    count_column="questions",
+    leaderboard_doc="the `spm_bench` group's values (size-weighted over the technique tasks; "
+    "its Delta is the weighted mean of per-technique Deltas); without the group, the "
+    "size-weighted mean over the technique tasks present.",
 )
 REQUIRED_FIELDS = ("id", "question", "options", "answer", "images", "technique", "field")
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
