@@ -29,7 +29,7 @@ def write_run(folder: Path, source: str) -> Path:
             "acc_i": acc_i,
         }  # fmt: skip
         doc = {"id": sid, "data_source": source, "bundled_sample": source.startswith("bundled")}
-        lines.append(json.dumps({"doc_id": len(lines), "doc": doc, "acc_a": record}))
+        lines.append(json.dumps({"doc_id": len(lines), "doc": doc, "record": record}))
     run = folder / "model"
     run.mkdir(parents=True)
     (run / "samples_scigen_verify_world_knowledge_2026.jsonl").write_text("\n".join(lines) + "\n")

@@ -46,8 +46,7 @@ def sample(
     return json.dumps(
         {
             "doc": {"discipline": discipline, "id": sample_id, "data_source": "folder /data"},
-            "drfr": {"constraints": verdicts},
-            "correct": {"score": correct},
+            "record": {"constraints": verdicts, "correctness": {"score": correct}},
         }
     )
 

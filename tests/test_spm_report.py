@@ -179,8 +179,14 @@ def test_report_errors(tmp_path: Path) -> None:
         '{"doc_id": 0, "em": 1.0}\n'
     )
     with pytest.raises(
-        ValueError, match=r"samples_spm_bench_stm_.*\.jsonl:1: no per-question SPM-Bench record"
+        ValueError, match=r"samples_spm_bench_stm_.*\.jsonl:1: no per-sample 'record' entry"
     ):
+        write_report(tmp_path / "bad", tmp_path / "out")
+    # a record without the fields the tables need: named, with the missing fields
+    (bad / "samples_spm_bench_stm_2026-01-01T00-00-00.0.jsonl").write_text(
+        '{"doc_id": 0, "record": {"id": "q1", "em": 1.0}}\n'
+    )
+    with pytest.raises(ValueError, match=r"\.jsonl:1: the 'record' entry lacks technique, field"):
         write_report(tmp_path / "bad", tmp_path / "out")
 
 

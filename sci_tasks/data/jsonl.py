@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,35 @@ def read_logged(path: Path) -> tuple[list[dict[str, Any]], int]:
         records.append(safe)
         changed += n
     return records, changed
+
+
+def read_samples(path: Path) -> list[dict[str, Any]]:
+    """Every sample of an lm-eval samples file (``samples_<task>_<time>.jsonl``): the one
+    reader of logged samples (sci-report, sci-leaderboard, sci-view, sci-score). A lone
+    surrogate in a reply is made safe (U+FFFD), so the sample is kept; any other problem is
+    a DataError naming file and line."""
+    return read_logged(path)[0]
+
+
+DETAIL = "record"  # the logged sample's entry holding its per-sample detail (metric ``record``)
+
+
+def sample_detail(
+    sample: Mapping[str, Any], where: str, keys: Sequence[str] = ()
+) -> dict[str, Any]:
+    """A logged sample's per-sample detail (the ``record`` entry its scorer logs: SciMIF's
+    constraint verdicts and correctness, the SPM-Bench question record, the SciGen-Verify and
+    SciGen-Rubric records), checked to hold ``keys``; ``where`` names the file and line."""
+    detail = sample.get(DETAIL)
+    if not isinstance(detail, Mapping):
+        raise DataError(
+            f"{where}: no per-sample {DETAIL!r} entry, so no scores (predict-only?): run "
+            "sci-score on it first"
+        )
+    missing = [k for k in keys if k not in detail]
+    if missing:
+        raise DataError(f"{where}: the {DETAIL!r} entry lacks {', '.join(missing)}")
+    return dict(detail)
 
 
 def _parsed_lines(path: Path) -> Iterator[tuple[str, int, dict[str, Any]]]:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+from sci_tasks.data.jsonl import read_samples
 
 _SKIP = {"scores", "report"}  # sci-score and sci-report outputs inside a run folder
 
@@ -34,6 +37,12 @@ def newest_samples(run_dir: Path, prefix: str) -> dict[str, Path]:
     return newest
 
 
+def logged_samples(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(``"<file>:<line>"``, sample) for every sample of a samples file."""
+    for lineno, sample in enumerate(read_samples(path), start=1):
+        yield f"{path}:{lineno}", sample
+
+
 BUNDLED = "bundled sample data: not benchmark results"  # title suffix / plot note
 
 
@@ -46,14 +55,13 @@ def bundled_sources(files: Iterable[Path], prefix: str = "") -> list[str]:
     folders: set[Path] = set()
     for path in files:
         folders.add(path.parent)
-        with path.open(encoding="utf-8") as fh:
-            for line in fh:
-                doc = json.loads(line).get("doc") if line.strip() else None
-                if not isinstance(doc, dict):
-                    continue
-                source = str(doc.get("data_source") or "")
-                if source.startswith("bundled") or doc.get("bundled_sample") is True:
-                    found.add(source or "bundled samples")
+        for sample in read_samples(path):
+            doc = sample.get("doc")
+            if not isinstance(doc, dict):
+                continue
+            source = str(doc.get("data_source") or "")
+            if source.startswith("bundled") or doc.get("bundled_sample") is True:
+                found.add(source or "bundled samples")
     if found:
         return sorted(found)
     for folder in sorted(folders):
@@ -82,3 +90,36 @@ def mark_bundled(fig: Any, sources: Sequence[str]) -> None:
         shown = shown if len(shown) <= 70 else shown[:67] + "..."
         fig.suptitle(f"{BUNDLED.capitalize()}\n({shown})", color="#b03a2e", fontsize=9,
                      fontweight="bold")  # fmt: skip
+
+
+def fmt(value: Any, digits: int = 4) -> str:
+    """A table cell: floats to ``digits`` places, NaN as "n/a"."""
+    if isinstance(value, float):
+        return "n/a" if math.isnan(value) else f"{value:.{digits}f}"
+    return str(value)
+
+
+def markdown_table(
+    head: Sequence[str], rows: Iterable[Sequence[Any]], digits: int = 4, bold_last: bool = False
+) -> str:
+    """The one Markdown table of the reports and the leaderboard: first column left, the
+    others right-aligned; cells through ``fmt`` (strings kept as they are)."""
+    body = [[fmt(v, digits) for v in row] for row in rows]
+    if bold_last and body:
+        body[-1] = [f"**{c}**" for c in body[-1]]
+    lines = [
+        "| " + " | ".join(head) + " |",
+        "|" + "|".join([" --- "] + [" ---: "] * (len(head) - 1)) + "|",
+        *("| " + " | ".join(cells) + " |" for cells in body),
+    ]
+    return "\n".join(lines)
+
+
+def csv_cells(values: Iterable[Any]) -> list[Any]:
+    """A CSV row: NaN (no value) is an empty cell, never 0; other values as they are."""
+    return ["" if isinstance(v, float) and math.isnan(v) else v for v in values]
+
+
+def save_figure(fig: Any, path: Path) -> None:
+    # no timestamp / software metadata: the same run gives the same file
+    fig.savefig(path, dpi=110, metadata={"Software": None})

@@ -1,6 +1,7 @@
 """``sci-report RUN_DIR [--out DIR]``: tables and plots from a run's logged samples.
 
-Each benchmark's report module writes what it can find under RUN_DIR (lm-eval or sci-score
+Each benchmark's report module (its declaration's ``report``, ``sci_tasks.benchmarks``)
+writes what it can find under RUN_DIR (lm-eval or sci-score
 output written with ``--log_samples``); default output: ``RUN_DIR/report/``.
 """
 
@@ -10,7 +11,7 @@ import argparse
 import importlib
 from pathlib import Path
 
-REPORTS = ("scimif", "spm_bench", "scigen_verify")  # modules of sci_tasks.report
+from sci_tasks import benchmarks
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -23,9 +24,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"{run_dir} is not a folder")
     out = (args.out or run_dir / "report").resolve()
     written: list[Path] = []
-    for name in REPORTS:
-        module = importlib.import_module(f"sci_tasks.report.{name}")
-        written += module.write_report(run_dir, out)
+    for benchmark in benchmarks.all_benchmarks():
+        written += importlib.import_module(benchmark.report).write_report(run_dir, out)
     if not written:
         parser.exit(1, f"no samples of sci-tasks benchmarks under {run_dir}\n")
     for path in written:

@@ -4,8 +4,8 @@ overall (Markdown and CSV), and SciGen-Rubric RR / NHR / SF1 per domain when the
 Reads lm-eval's ``samples_scigen_verify_*.jsonl`` (and ``samples_scigen_rubric_*.jsonl``)
 files, as written by ``--log_samples`` or re-written by ``sci-score`` under
 ``<run>/scores/<judge>/``. Each SciGen-Verify sample carries its full record as the
-``acc_a`` entry (``sci_tasks.metrics.verify.score_sample``: category, discipline, label,
-judgement and the three cascade scores); each rubric sample as ``rubric_points``. Records
+``record`` entry (``sci_tasks.metrics.verify.score_sample``: category, discipline, label,
+judgement and the three cascade scores); so does each rubric sample. Records
 are deduplicated by id, and every pooled value is recomputed from the records with the
 metric module's own formulas, so the overall Acc_i is exact (over all negatives) whatever
 the categories' shares of negatives.
@@ -16,7 +16,6 @@ the categories' shares of negatives.
 from __future__ import annotations
 
 import csv
-import json
 import math
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -25,10 +24,18 @@ from pathlib import Path
 from typing import Any
 
 from sci_tasks import stats
+from sci_tasks.data.jsonl import sample_detail
 from sci_tasks.data.scigen_verify import CATEGORIES, DISCIPLINES
 from sci_tasks.metrics.rubric import macro_over_domains
 from sci_tasks.metrics.verify import acc_a, acc_e, acc_i, judgement_score
-from sci_tasks.report import bundled_sources, bundled_suffix, newest_samples
+from sci_tasks.report import (
+    bundled_sources,
+    bundled_suffix,
+    csv_cells,
+    logged_samples,
+    markdown_table,
+    newest_samples,
+)
 
 VERIFY_PREFIX = "samples_scigen_verify_"
 RUBRIC_PREFIX = "samples_scigen_rubric_"
@@ -79,31 +86,23 @@ def samples_files(run_dir: Path, prefix: str = VERIFY_PREFIX) -> list[Path]:
     return [newest[t] for t in sorted(newest)]
 
 
-def _read(files: Sequence[Path], entry: str, keys: Sequence[str]) -> list[dict[str, Any]]:
+def _read(files: Sequence[Path], keys: Sequence[str]) -> list[dict[str, Any]]:
     records: dict[str, dict[str, Any]] = {}
     for path in files:
-        with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                record = json.loads(line).get(entry)
-                if not isinstance(record, Mapping) or any(k not in record for k in keys):
-                    raise ValueError(
-                        f"{path}:{lineno}: no per-sample record in the {entry!r} entry "
-                        f"(needs {', '.join(keys)})"
-                    )
-                records.setdefault(str(record["id"]), dict(record))
+        for where, sample in logged_samples(path):
+            record = sample_detail(sample, where, keys)
+            records.setdefault(str(record["id"]), record)
     return list(records.values())
 
 
 def load_records(run_dir: Path) -> tuple[list[dict[str, Any]], list[Path]]:
     files = samples_files(run_dir)
-    return _read(files, "acc_a", RECORD_KEYS), files
+    return _read(files, RECORD_KEYS), files
 
 
 def load_rubric_records(run_dir: Path) -> tuple[list[dict[str, Any]], list[Path]]:
     files = samples_files(run_dir, RUBRIC_PREFIX)
-    return _read(files, "rubric_points", RUBRIC_KEYS), files
+    return _read(files, RUBRIC_KEYS), files
 
 
 # --- pooling -----------------------------------------------------------------------------------
@@ -195,12 +194,6 @@ def _rubric_row(name: str, records: Sequence[Mapping[str, Any]]) -> RubricRow:
 # --- output ------------------------------------------------------------------------------------
 
 
-def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return "n/a" if math.isnan(value) else f"{value:.3f}"
-    return str(value)
-
-
 VERIFY_HEAD = ("", "samples", "negatives", "Acc_a", "Acc_e", "Acc_i",
                "Acc_e unscored", "Acc_i unscored", "unparsed",
                "± Acc_a", "± Acc_e", "± Acc_i")  # fmt: skip
@@ -209,12 +202,7 @@ RUBRIC_HEAD = ("domain", "rubrics", "RR", "NHR", "SF1", "unscored", "unparsed",
 
 
 def _md(head: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
-    lines = [
-        "| " + " | ".join(head) + " |",
-        "|" + "|".join([" --- "] + [" ---: "] * (len(head) - 1)) + "|",
-    ]
-    lines += ["| " + " | ".join(_fmt(v) for v in row) + " |" for row in rows]
-    return lines
+    return markdown_table(head, rows, digits=3).splitlines()
 
 
 def markdown(
@@ -279,17 +267,11 @@ def write_csv(path: Path, rows: Sequence[Row], rubric_rows: Sequence[RubricRow] 
     with path.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow([f.name for f in fields(Row)])
-        for row in rows:
-            writer.writerow(
-                ["" if isinstance(v, float) and math.isnan(v) else v for v in astuple(row)]
-            )
+        writer.writerows(csv_cells(astuple(row)) for row in rows)
         if rubric_rows:
             writer.writerow([])
             writer.writerow([f"rubric_{f.name}" for f in fields(RubricRow)])
-            for rrow in rubric_rows:
-                writer.writerow(
-                    ["" if isinstance(v, float) and math.isnan(v) else v for v in astuple(rrow)]
-                )
+            writer.writerows(csv_cells(astuple(row)) for row in rubric_rows)
 
 
 def write_report(run_dir: Path, out_dir: Path) -> list[Path]:

@@ -1,8 +1,9 @@
 """SciMIF breakdowns from a run's logged samples (the paper's Tables 3, 4, 13 and 14).
 
 Input: the ``samples_scimif_*.jsonl`` files lm-eval (or ``sci-score``) wrote with
-``--log_samples``. Each sample carries its constraint verdicts (in ``drfr``) and its
-correctness grade (``correct``), so every table is recomputed from per-constraint scores:
+``--log_samples``. Each sample's ``record`` entry carries its constraint verdicts
+(``constraints``) and its correctness grade (``correctness``), so every table is recomputed
+from per-constraint scores:
 
 * per discipline: CSR, ISR, DRFR, unscored rate, and the same three under the authors'
   convention (``unscored as fail``: compare these with the paper); Overall = mean ISR over
@@ -22,7 +23,6 @@ counted once, preferring the discipline task, then ``scimif_all``, then task typ
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -30,13 +30,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tabulate import tabulate
-
 from sci_tasks import stats
+from sci_tasks.data.jsonl import sample_detail
 from sci_tasks.data.scimif import SHORT
 from sci_tasks.metrics import scimif
 from sci_tasks.metrics.constraints.registry import Group
-from sci_tasks.report import bundled_sources, bundled_suffix, mark_bundled, newest_samples
+from sci_tasks.report import (
+    bundled_sources,
+    bundled_suffix,
+    logged_samples,
+    mark_bundled,
+    markdown_table,
+    newest_samples,
+)
 
 DISCIPLINES = tuple(SHORT)
 _PRIORITY = {f"scimif_{s}": 0 for s in SHORT.values()} | {"scimif_all": 1}
@@ -59,21 +65,15 @@ def read_samples(run_dir: Path) -> list[Sample]:
     chosen: dict[tuple[str, int], tuple[int, Sample]] = {}
     for task, path in newest_samples(run_dir, "scimif").items():
         priority = _PRIORITY.get(task, 2)
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            record = json.loads(line)
-            if "drfr" not in record:  # a --predict_only run: score it first with sci-score
-                raise ValueError(
-                    f"{path} holds no scores (predict-only?): run sci-score on it first"
-                )
-            doc = record["doc"]
-            correct = record.get("correct")
+        for where, logged in logged_samples(path):
+            detail = sample_detail(logged, where, ("constraints", "correctness"))
+            doc = logged["doc"]
+            correctness = detail["correctness"]
             sample = Sample(
                 doc["discipline"],
                 int(doc["id"]),
-                record["drfr"]["constraints"],
-                correct.get("score") if isinstance(correct, dict) else None,
+                detail["constraints"],
+                correctness.get("score") if isinstance(correctness, dict) else None,
             )
             key = (sample.discipline, sample.sample_id)
             if key not in chosen or priority < chosen[key][0]:
@@ -291,7 +291,7 @@ def write_report(run_dir: Path, out_dir: Path) -> list[Path]:
         with csv_path.open("w", newline="", encoding="utf-8") as fh:
             csv.writer(fh).writerows(rows)
         written.append(csv_path)
-        markdown += [f"## {name}{suffix}", "", _markdown(rows), ""]
+        markdown += [f"## {name}{suffix}", "", markdown_table(rows[0], rows[1:]), ""]
     plots = {key: out_dir / name for key, name in PLOTS.items()}
     plot_disciplines(plots["disciplines"], tables["disciplines"], bundled)
     plot_groups(plots["groups"], tables["groups"], tables["groups_unscored_as_fail"], bundled)
@@ -388,14 +388,3 @@ def plot_groups(
 def _save(fig: Any, path: Path) -> None:
     # no timestamp / software metadata: the same run gives the same file
     fig.savefig(path, dpi=110, metadata={"Software": None})
-
-
-def _markdown(rows: list[list[Any]]) -> str:
-    body = [[_fmt(x) for x in row] for row in rows[1:]]
-    return tabulate(body, headers=rows[0], tablefmt="github")
-
-
-def _fmt(value: Any) -> Any:
-    if isinstance(value, float):
-        return "n/a" if math.isnan(value) else f"{value:.4f}"
-    return value

@@ -2,7 +2,7 @@
 histogram and per-field radar chart, from lm-eval's ``samples_spm_bench_*.jsonl`` files.
 
 Each logged sample carries the per-question record that ``sci_tasks.metrics.spm.score``
-builds (as the sample's ``delta`` entry): id, technique, field, gold, prediction,
+builds (as the sample's ``record`` entry): id, technique, field, gold, prediction,
 confidence and the scores. Because the technique tasks and the field tasks share questions,
 records are deduplicated by question id (technique tasks read first), so a question counts
 once however many of the tasks were run. Pooled values are recomputed from the records:
@@ -12,7 +12,6 @@ Delta and ECE of a row are those of the row's questions, not means of task value
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import astuple, dataclass, fields
@@ -25,10 +24,22 @@ from matplotlib.projections.polar import PolarAxes
 from matplotlib.ticker import MaxNLocator
 
 from sci_tasks import stats
+from sci_tasks.data.jsonl import sample_detail
+from sci_tasks.data.spm_bench import BENCHMARK
 from sci_tasks.metrics.spm import delta, ece
-from sci_tasks.report import bundled_sources, bundled_suffix, mark_bundled, newest_samples
+from sci_tasks.report import (
+    bundled_sources,
+    bundled_suffix,
+    csv_cells,
+    fmt,
+    logged_samples,
+    mark_bundled,
+    markdown_table,
+    newest_samples,
+    save_figure,
+)
 
-TECHNIQUE_TASKS = ("spm_bench_stm", "spm_bench_afm", "spm_bench_sem", "spm_bench_tem")
+TECHNIQUE_TASKS = BENCHMARK.splits
 RECORD_KEYS = (
     "id", "technique", "field", "gold", "prediction", "parsed", "confidence",
     "em", "spc", "sip_f1", "f1", "output_tokens",
@@ -126,18 +137,9 @@ def load_records(run_dir: Path) -> tuple[list[dict[str, Any]], list[Path]]:
     files = samples_files(run_dir)
     records: dict[str, dict[str, Any]] = {}
     for path in files:
-        with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                sample = json.loads(line)
-                record = sample.get("delta")
-                if not isinstance(record, Mapping) or any(k not in record for k in RECORD_KEYS):
-                    raise ValueError(
-                        f"{path}:{lineno}: no per-question SPM-Bench record in the 'delta' entry "
-                        f"(needs {', '.join(RECORD_KEYS)})"
-                    )
-                records.setdefault(str(record["id"]), dict(record))
+        for where, sample in logged_samples(path):
+            record = sample_detail(sample, where, RECORD_KEYS)
+            records.setdefault(str(record["id"]), record)
     return list(records.values()), files
 
 
@@ -183,27 +185,15 @@ def rows_by(records: Iterable[Mapping[str, Any]], key: str) -> list[Row]:
 # --- tables ---------------------------------------------------------------------------------
 
 
-def _fmt(value: Any, digits: int = 3) -> str:
-    if isinstance(value, float):
-        return "n/a" if math.isnan(value) else f"{value:.{digits}f}"
-    return str(value)
-
-
-def _md_table(rows: Sequence[Row], first: str, bold_last: bool) -> list[str]:
+def _md_table(rows: Sequence[Row], first: str) -> list[str]:
+    """The rows with the pooled one last, in bold."""
     head = [first, *(title for _, title in COLUMNS[1:])]
-    lines = [
-        "| " + " | ".join(head) + " |",
-        "|" + "|".join([" --- "] + [" ---: "] * (len(head) - 1)) + "|",
-    ]
-    for i, row in enumerate(rows):
-        cells = [
-            _fmt(v, 1 if f.name == "mean_output_tokens" else 3)
-            for f, v in zip(fields(Row), astuple(row), strict=True)
-        ]
-        if bold_last and i == len(rows) - 1:
-            cells = [f"**{c}**" for c in cells]
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
+    cells = [
+        [fmt(v, 1 if f.name == "mean_output_tokens" else 3)
+         for f, v in zip(fields(Row), astuple(row), strict=True)]
+        for row in rows
+    ]  # fmt: skip
+    return markdown_table(head, cells, bold_last=True).splitlines()
 
 
 def markdown(
@@ -237,9 +227,9 @@ def markdown(
             f"Data: {'; '.join(bundled)}.",
             "",
         ]
-    lines += [f"## By field{suffix}", "", *_md_table([*by_field, overall], "field", True), ""]
+    lines += [f"## By field{suffix}", "", *_md_table([*by_field, overall], "field"), ""]
     lines += [f"## By technique{suffix}", "",
-              *_md_table([*by_technique, overall], "technique", True), ""]  # fmt: skip
+              *_md_table([*by_technique, overall], "technique"), ""]  # fmt: skip
     lines += [
         f"SIP-F1 with {shown}. Delta = |mean SPC - mean SIP-F1| over the row's questions; "
         "ECE: stated confidence against EM in 10 equal-width bins, over the questions with "
@@ -255,18 +245,10 @@ def write_csv(path: Path, rows: Sequence[Row]) -> None:
     with path.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow([f.name if f.name != "name" else "field" for f in fields(Row)])
-        for row in rows:
-            writer.writerow(
-                ["" if isinstance(v, float) and math.isnan(v) else v for v in astuple(row)]
-            )
+        writer.writerows(csv_cells(astuple(row)) for row in rows)
 
 
 # --- plots ----------------------------------------------------------------------------------
-
-
-def _save(fig: Figure, path: Path) -> None:
-    # No timestamp / software metadata: the same run gives the same file.
-    fig.savefig(path, dpi=110, metadata={"Software": None})
 
 
 def plot_histogram(
@@ -287,7 +269,7 @@ def plot_histogram(
     ax.legend(loc="best", frameon=True, framealpha=0.9)
     ax.grid(axis="y", alpha=0.3)
     mark_bundled(fig, bundled)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 RADAR_SERIES: list[tuple[str, Callable[[Row], float], str, float]] = [
@@ -316,7 +298,7 @@ def plot_radar(path: Path, rows: Sequence[Row], bundled: Sequence[str] = ()) -> 
     ax.set_xticks(angles)
 
     def shown(r: Row) -> str:
-        return " ".join(f"{label} {_fmt(value(r), 2)}" for label, value, _, _ in RADAR_SERIES)
+        return " ".join(f"{label} {fmt(value(r), 2)}" for label, value, _, _ in RADAR_SERIES)
 
     # one word per line keeps long field names inside the figure
     ax.set_xticklabels(
@@ -335,4 +317,4 @@ def plot_radar(path: Path, rows: Sequence[Row], bundled: Sequence[str] = ()) -> 
     ax.set_title("SPM-Bench by field (radius: score, 0 to 1)", pad=14)
     fig.legend(loc="outside lower center", ncol=len(RADAR_SERIES), frameon=False)
     mark_bundled(fig, bundled)
-    _save(fig, path)
+    save_figure(fig, path)
