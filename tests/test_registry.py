@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import csv
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
-from sci_tasks.metrics.constraints import registry
+from sci_tasks.metrics.constraints import catalogue, registry
 from sci_tasks.metrics.constraints.registry import CheckInput, Group, Kind
 
 
@@ -81,3 +83,49 @@ def test_register_refuses_names_outside_the_catalogue_and_duplicates() -> None:
         registry.register("general_made_up")
     with pytest.raises(KeyError):
         registry.register("general_json_constraint")(lambda inp: None)  # type: ignore[arg-type,return-value]
+
+
+def _catalogue_rows() -> list[dict[str, str]]:
+    with catalogue.CATALOGUE_FILE.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_every_catalogue_row_has_exactly_one_checker_and_every_checker_a_row() -> None:
+    rows = _catalogue_rows()
+    names = [row["name"] for row in rows]
+    assert len(names) == len(set(names)) == 43  # the 42 of the paper and one released extra
+    assert sum(row["in_paper"] == "yes" for row in rows) == 42
+    checkers = registry.registered()
+    assert sorted(checkers) == sorted(names)  # a dict: one checker per name, no stray one
+    for row in rows:  # a judge-kind row has a judged check, every other kind a rule function
+        assert isinstance(checkers[row["name"]], registry.JudgedCheck) == (row["kind"] == "judge")
+
+
+def test_released_aliases_in_the_table_resolve_to_their_row() -> None:
+    rows = _catalogue_rows()
+    aliased = {a: row["name"] for row in rows for a in row["released_aliases"].split(";") if a}
+    assert len(aliased) == 10  # life_ x5, materials_ x5 (spec, released data)
+    for alias, name in aliased.items():
+        found = registry.resolve(alias.upper())
+        assert found is not None and found.name == name
+
+
+def test_a_malformed_catalogue_row_is_a_one_line_error_naming_the_line(tmp_path: Path) -> None:
+    table = tmp_path / "catalogue.csv"
+    header = ",".join(catalogue.COLUMNS)
+    table.write_text(
+        f"{header}\ngeneral_x,Precision,general,rule,yes,\ngeneral_y,Colour,general,rule,yes,\n"
+    )
+    with pytest.raises(ValueError, match=r"catalogue.csv line 3: 'Colour' is not a valid Group"):
+        catalogue.read_catalogue(table)
+    table.write_text(f"{header}\nphysics_x,Unit,general,rule,yes,\n")
+    with pytest.raises(ValueError, match="line 2: 'physics_x' does not start with its domain"):
+        catalogue.read_catalogue(table)
+
+
+def test_checker_modules_do_not_import_the_registry() -> None:
+    """No import cycle: checker modules import ``base``; the registry discovers them."""
+    folder = Path(catalogue.__file__).parent
+    for module in folder.glob("*.py"):
+        if module.name != "registry.py":
+            assert "constraints.registry" not in module.read_text(encoding="utf-8"), module.name

@@ -73,13 +73,13 @@ from rdkit import Chem, rdBase
 from rdkit.Chem import rdMolDescriptors
 
 from sci_tasks.metrics.constraints import smarts
+from sci_tasks.metrics.constraints.base import CheckInput, register
 from sci_tasks.metrics.constraints.molecules import (
     FORMAT_WORDS,
     FORMATS,
     Candidate,
     find_molecule,
 )
-from sci_tasks.metrics.constraints.registry import CheckInput, register
 from sci_tasks.metrics.constraints.text import NUMBER_WORD, clean_parameters, clip, parse_int
 from sci_tasks.metrics.verdict import Verdict
 

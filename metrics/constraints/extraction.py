@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sci_tasks.metrics.constraints.registry import CheckInput
+from sci_tasks.metrics.constraints.base import CheckInput
 from sci_tasks.metrics.judge import JudgeRequest
 from sci_tasks.prompts import render, version
 

@@ -89,8 +89,8 @@ from dataclasses import dataclass
 
 from rdkit import Chem
 
+from sci_tasks.metrics.constraints.base import CheckInput, register
 from sci_tasks.metrics.constraints.molecules import parse_smiles, smiles_shaped
-from sci_tasks.metrics.constraints.registry import CheckInput, register
 from sci_tasks.metrics.constraints.text import (
     ANSWER_MARKER_RE,
     Scope,

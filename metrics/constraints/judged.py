@@ -9,12 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sci_tasks.metrics.constraints.registry import (
-    CONSTRAINTS,
-    CheckInput,
-    JudgedCheck,
-    register_judged,
-)
+from sci_tasks.metrics.constraints.base import CheckInput, JudgedCheck, register_judged
+from sci_tasks.metrics.constraints.catalogue import CONSTRAINTS
 from sci_tasks.metrics.judge import JudgeRequest
 from sci_tasks.metrics.verdict import Verdict
 from sci_tasks.prompts import render, version
@@ -76,5 +72,5 @@ def number_verdict(data: Mapping[str, Any], inp: CheckInput) -> Verdict:
 STEPS = JudgedCheck(steps_request, steps_verdict)
 for _name, _constraint in CONSTRAINTS.items():
     if _name.endswith(("_analysis_steps_constraint", "_reaction_steps_constraint")):
-        register_judged(_name, STEPS)
-register_judged("general_number_response", JudgedCheck(number_request, number_verdict))
+        register_judged(STEPS, _name)
+register_judged(JudgedCheck(number_request, number_verdict), "general_number_response")

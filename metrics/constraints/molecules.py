@@ -78,8 +78,8 @@ from enum import IntEnum
 from rdkit import Chem, rdBase
 from rdkit.Chem import rdMolDescriptors
 
+from sci_tasks.metrics.constraints.base import CheckInput
 from sci_tasks.metrics.constraints.extraction import extract_span
-from sci_tasks.metrics.constraints.registry import CheckInput
 from sci_tasks.metrics.constraints.text import (
     clip,
     code_blocks,

@@ -1,8 +1,9 @@
-"""The constraint registry: the one place that knows every SciMIF constraint.
+"""The constraint registry: the one place that scores a SciMIF constraint by name.
 
-Each catalogue name (``../shared/spec/scimif.md``) maps to its functional group, its domain,
-how it is checked, and (once written) its checker. Checkers are added with ``@register``
-in their own module; nothing else in the project keeps a list of constraint names.
+The catalogue (names, functional groups, domains, kinds, released aliases) is the table
+``catalogue.csv`` (read by ``catalogue.py``). Checkers attach themselves with
+``base.register`` in their own module; the registry imports every module of this package
+once (``pkgutil``), so no list of checker modules is kept anywhere.
 
 ``evaluate`` is the boundary where a checker's exception becomes an unscored verdict, so a
 crash in one checker never aborts a run.
@@ -10,134 +11,47 @@ crash in one checker never aborts a run.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from enum import Enum
+import importlib
+import pkgutil
+from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any
 
+from sci_tasks.metrics.constraints import base
+from sci_tasks.metrics.constraints.base import (
+    Checker,
+    CheckInput,
+    JudgedCheck,
+    register,
+    register_judged,
+)
+from sci_tasks.metrics.constraints.catalogue import (
+    CONSTRAINTS,
+    Constraint,
+    Group,
+    Kind,
+    canonical_name,
+    resolve,
+)
 from sci_tasks.metrics.constraints.text import strip_copied
-from sci_tasks.metrics.judge import JudgeClient, JudgeRequest
+from sci_tasks.metrics.judge import JudgeClient
 from sci_tasks.metrics.verdict import Verdict
 
-
-class Group(str, Enum):
-    """The paper's ten functional groups (SciMIF Table 4)."""
-
-    PRECISION = "Precision"
-    LETTER = "Letter"
-    FORMAT = "Format"
-    SELECTION = "Selection"
-    STRUCTURE = "Structure"
-    NUMBER = "Number"
-    UNIT = "Unit"
-    TERMINOLOGY = "Terminology"
-    METHOD = "Method"
-    PROCEDURE = "Procedure"
-
-
-class Kind(str, Enum):
-    """How compliance is decided."""
-
-    RULE = "rule"
-    RDKIT = "rdkit"
-    EXTRACT = "extract"  # an LLM may extract the span; a rule decides
-    JUDGE = "judge"  # an LLM judge decides (may give a fraction)
-
-
-@dataclass(frozen=True)
-class CheckInput:
-    """What a checker sees: the model's response, the free-text parameters, the question,
-    and the judge in force (rule checkers may use it only to EXTRACT a span; see
-    ``extraction.py``; the rule still decides)."""
-
-    response: str
-    parameters: str | None
-    question: str
-    judge: JudgeClient | None = field(default=None, compare=False, repr=False)
-
-
-Checker = Callable[[CheckInput], Verdict]
-
-
-@dataclass(frozen=True)
-class JudgedCheck:
-    """A judge-decided constraint: ``build`` turns the input into a judge request (or decides
-    alone, returning a Verdict, when a rule suffices); ``decide`` reads the judge's answer."""
-
-    build: Callable[[CheckInput], JudgeRequest | Verdict]
-    decide: Callable[[Mapping[str, Any], CheckInput], Verdict]
-
-
-G, K = Group, Kind
-# (canonical name, group, kind). The 42 constraints of the catalogue, in its order.
-CATALOGUE: tuple[tuple[str, Group, Kind], ...] = (
-    ("general_decimal_annotation", G.PRECISION, K.RULE),
-    ("general_scientific_annotation", G.PRECISION, K.RULE),
-    ("general_all_uppercase", G.LETTER, K.RULE),
-    ("general_all_lowercase", G.LETTER, K.RULE),
-    ("general_wrap_up", G.FORMAT, K.RULE),
-    ("general_json_constraint", G.FORMAT, K.RULE),
-    ("general_list_constraint", G.FORMAT, K.RULE),
-    ("general_tuple_constraint", G.FORMAT, K.RULE),
-    ("general_dictionary_constraint", G.FORMAT, K.RULE),
-    ("general_markdown_constraint", G.FORMAT, K.RULE),
-    ("general_html_constraint", G.FORMAT, K.RULE),
-    ("general_xml_constraint", G.FORMAT, K.RULE),
-    ("general_csv_constraint", G.FORMAT, K.RULE),
-    ("general_choose_from", G.SELECTION, K.RULE),
-    ("general_judge", G.SELECTION, K.RULE),
-    ("general_response_structure", G.STRUCTURE, K.RULE),
-    ("general_number_response", G.NUMBER, K.JUDGE),
-    ("chemistry_unit_consistency", G.UNIT, K.RULE),
-    ("chemistry_molecular_format_validity", G.TERMINOLOGY, K.RDKIT),
-    ("chemistry_atom_count_constraint", G.NUMBER, K.RDKIT),
-    ("chemistry_atom_bond_constraint", G.NUMBER, K.RDKIT),
-    ("chemistry_atom_group_constraint", G.NUMBER, K.RDKIT),
-    ("chemistry_method_constraint", G.METHOD, K.EXTRACT),
-    ("chemistry_reaction_steps_constraint", G.PROCEDURE, K.JUDGE),
-    ("geography_unit_consistency", G.UNIT, K.RULE),
-    ("geography_address_format_validity", G.TERMINOLOGY, K.RULE),
-    ("geography_scene_option_constraint", G.FORMAT, K.RULE),
-    ("geography_method_constraint", G.METHOD, K.EXTRACT),
-    ("geography_analysis_steps_constraint", G.PROCEDURE, K.JUDGE),
-    ("biology_unit_consistency", G.UNIT, K.RULE),
-    ("biology_entity_relationship_format_validity", G.TERMINOLOGY, K.RULE),
-    ("biology_sequence_length_constraint", G.NUMBER, K.RULE),
-    ("biology_method_constraint", G.METHOD, K.EXTRACT),
-    ("biology_analysis_steps_constraint", G.PROCEDURE, K.JUDGE),
-    ("material_unit_consistency", G.UNIT, K.RULE),
-    ("material_characterization_technique_format_constraint", G.TERMINOLOGY, K.RULE),
-    ("material_property_prediction_constraint", G.FORMAT, K.RULE),
-    ("material_method_constraint", G.METHOD, K.EXTRACT),
-    ("material_analysis_steps_constraint", G.PROCEDURE, K.JUDGE),
-    ("physics_unit_consistency", G.UNIT, K.RULE),
-    ("physics_method_constraint", G.METHOD, K.EXTRACT),
-    ("physics_analysis_steps_constraint", G.PROCEDURE, K.JUDGE),
-)
-
-# Names the released data uses that are not in the catalogue but are scored: the authors
-# score chemistry_analysis_steps_constraint like the other analysis-steps constraints.
-EXTRA: tuple[tuple[str, Group, Kind], ...] = (
-    ("chemistry_analysis_steps_constraint", G.PROCEDURE, K.JUDGE),
-)
-
-# Released files spell two disciplines differently in constraint names; same constraints.
-PREFIX_ALIASES: dict[str, str] = {"life_": "biology_", "materials_": "material_"}
-
-
-@dataclass(frozen=True)
-class Constraint:
-    name: str
-    group: Group
-    kind: Kind
-    in_catalogue: bool
-
-    @property
-    def domain(self) -> str:
-        """``general`` or the discipline (chemistry, geography, biology, material, physics)."""
-        return self.name.split("_", 1)[0]
+__all__ = [
+    "CONSTRAINTS",
+    "CheckInput",
+    "Checker",
+    "Constraint",
+    "ConstraintResult",
+    "Group",
+    "JudgedCheck",
+    "Kind",
+    "canonical_name",
+    "evaluate",
+    "register",
+    "register_judged",
+    "registered",
+    "resolve",
+]
 
 
 @dataclass(frozen=True)
@@ -164,48 +78,8 @@ class ConstraintResult:
         }
 
 
-CONSTRAINTS: dict[str, Constraint] = {
-    name: Constraint(name, group, kind, in_catalogue=True) for name, group, kind in CATALOGUE
-} | {name: Constraint(name, group, kind, in_catalogue=False) for name, group, kind in EXTRA}
-
-_CHECKERS: dict[str, Checker] = {}
-_JUDGED: dict[str, JudgedCheck] = {}
-
-
-def canonical_name(name: str) -> str:
-    """The catalogue spelling of a name as written in the data (aliases, case, spaces)."""
-    key = re.sub(r"\s+", "_", str(name).strip().lower())
-    for alias, canonical in PREFIX_ALIASES.items():
-        if key.startswith(alias):
-            return canonical + key[len(alias) :]
-    return key
-
-
-def resolve(name: str) -> Constraint | None:
-    return CONSTRAINTS.get(canonical_name(name))
-
-
-def register(name: str) -> Callable[[Checker], Checker]:
-    """Decorator: attach ``fn`` as the checker of catalogue constraint ``name``."""
-    if name not in CONSTRAINTS:
-        raise KeyError(f"{name!r} is not a constraint of the catalogue")
-
-    def attach(fn: Checker) -> Checker:
-        if name in _CHECKERS:
-            raise KeyError(f"{name!r} already has a checker: {_CHECKERS[name].__qualname__}")
-        _CHECKERS[name] = fn
-        return fn
-
-    return attach
-
-
-def register_judged(name: str, check: JudgedCheck) -> None:
-    """Attach a judge-decided check to catalogue (or extra) constraint ``name``."""
-    if name not in CONSTRAINTS:
-        raise KeyError(f"{name!r} is not a constraint of the catalogue")
-    if name in _JUDGED or name in _CHECKERS:
-        raise KeyError(f"{name!r} already has a checker")
-    _JUDGED[name] = check
+_CHECKERS = base.CHECKERS  # rule checkers by canonical name (filled by ``register``)
+_JUDGED = base.JUDGED
 
 
 def evaluate(name: str, inp: CheckInput, judge: JudgeClient | None = None) -> ConstraintResult:
@@ -280,20 +154,18 @@ def _run(
 
 
 _loaded = False
+_NOT_CHECKERS = frozenset({"base", "catalogue", "registry"})
 
 
 def _load_checkers() -> None:
-    """Import the checker modules once; each fills the registry through ``@register``."""
+    """Import every module of this package once; checker modules fill the registry through
+    ``base.register`` as they are imported."""
     global _loaded
     if not _loaded:
-        from sci_tasks.metrics.constraints import (  # noqa: F401
-            chemistry,
-            general,
-            judged,
-            science,
-            units,
-        )
-
+        package = importlib.import_module(__package__ or "sci_tasks.metrics.constraints")
+        for module in pkgutil.iter_modules(package.__path__):
+            if module.name not in _NOT_CHECKERS:
+                importlib.import_module(f"{package.__name__}.{module.name}")
         _loaded = True
 
 

@@ -141,10 +141,10 @@ from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 
+from sci_tasks.metrics.constraints.base import CheckInput, register
 from sci_tasks.metrics.constraints.extraction import extract_span
 from sci_tasks.metrics.constraints.general import _named_options, _Option, _options, _split_items
 from sci_tasks.metrics.constraints.orf import STOPS, Orf, dna, extreme, lengths_in, orfs
-from sci_tasks.metrics.constraints.registry import CheckInput, register
 from sci_tasks.metrics.constraints.text import (
     Span,
     clean_parameters,

@@ -72,7 +72,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
 
-from sci_tasks.metrics.constraints.registry import CheckInput, register
+from sci_tasks.metrics.constraints.base import CheckInput, register
 from sci_tasks.metrics.constraints.text import (
     clean_parameters,
     clip,

@@ -1,0 +1,73 @@
+"""What every checker module needs: the input a checker sees and the ``register`` decorators.
+
+Checker modules import this module, never the registry, so the registry can import them
+(it discovers them in this package) without an import cycle. Names are validated against
+the catalogue (``catalogue.csv``) when they register.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sci_tasks.metrics.constraints.catalogue import CONSTRAINTS
+from sci_tasks.metrics.judge import JudgeClient, JudgeRequest
+from sci_tasks.metrics.verdict import Verdict
+
+
+@dataclass(frozen=True)
+class CheckInput:
+    """What a checker sees: the model's response, the free-text parameters, the question,
+    and the judge in force (rule checkers may use it only to EXTRACT a span; see
+    ``extraction.py``; the rule still decides)."""
+
+    response: str
+    parameters: str | None
+    question: str
+    judge: JudgeClient | None = field(default=None, compare=False, repr=False)
+
+
+Checker = Callable[[CheckInput], Verdict]
+
+
+@dataclass(frozen=True)
+class JudgedCheck:
+    """A judge-decided constraint: ``build`` turns the input into a judge request (or decides
+    alone, returning a Verdict, when a rule suffices); ``decide`` reads the judge's answer."""
+
+    build: Callable[[CheckInput], JudgeRequest | Verdict]
+    decide: Callable[[Mapping[str, Any], CheckInput], Verdict]
+
+
+CHECKERS: dict[str, Checker] = {}
+JUDGED: dict[str, JudgedCheck] = {}
+
+
+def _claim(name: str) -> None:
+    if name not in CONSTRAINTS:
+        raise KeyError(f"{name!r} is not a constraint of the catalogue (catalogue.csv)")
+    if name in CHECKERS or name in JUDGED:
+        raise KeyError(f"{name!r} already has a checker")
+
+
+def register(*names: str) -> Callable[[Checker], Checker]:
+    """Decorator: attach ``fn`` as the checker of each catalogue constraint in ``names``."""
+    for name in names:
+        if name not in CONSTRAINTS:
+            raise KeyError(f"{name!r} is not a constraint of the catalogue (catalogue.csv)")
+
+    def attach(fn: Checker) -> Checker:
+        for name in names:
+            _claim(name)
+            CHECKERS[name] = fn
+        return fn
+
+    return attach
+
+
+def register_judged(check: JudgedCheck, *names: str) -> None:
+    """Attach a judge-decided check to each catalogue constraint in ``names``."""
+    for name in names:
+        _claim(name)
+        JUDGED[name] = check
