@@ -1,6 +1,10 @@
-"""What the SciGen-Verify and SPM-Bench reply parsers share: removing reasoning and finding
-JSON objects in a model's reply (one implementation, so both benchmarks read reasoning and
-JSON replies the same way)."""
+"""What every benchmark's reply reading shares: the one normalisation of model output (an
+lm-eval filter, ``NormaliseReply``) and finding JSON objects in a reply.
+
+Normalisation is one filter in every task's ``filter_list`` (after ``SafeText`` and
+``take_first``, before ``JudgePrefetch``), so the samples log's ``filtered_resps`` is exactly
+the text that was scored, and no scorer strips reasoning again. The benchmark parsers
+(``scimif``, ``spm_parse``, ``verify_parse``, ``rubric``) read the normalised text."""
 
 from __future__ import annotations
 
@@ -14,24 +18,37 @@ _THINK_OPEN = re.compile(r"<\s*think\s*>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"<\s*/\s*think\s*>", re.IGNORECASE)
 
 
-def strip_reasoning(text: str) -> tuple[str, str]:
-    """The reply without reasoning, and a note when a rule beyond complete blocks applied.
+def normalise_reply(text: str) -> str:
+    """The part of a model reply that is scored, outer whitespace stripped (idempotent).
 
     Complete ``<think>...</think>`` blocks go; text before a ``</think>`` that has no
     opening tag is reasoning too; an unclosed ``<think>`` (a reply cut off while thinking)
     removes everything after it: an answer written only inside reasoning is no answer.
     """
-    note = ""
     text = _THINK_BLOCK.sub(" ", text)
     close = list(_THINK_CLOSE.finditer(text))
     if close:  # an unopened </think>: what precedes it is reasoning
         text = text[close[-1].end() :]
-        note = "text before an unopened </think> dropped"
     opened = _THINK_OPEN.search(text)
     if opened:  # cut off while thinking
         text = text[: opened.start()]
-        note = "unclosed <think>: the rest of the reply is reasoning"
-    return text, note
+    return text.strip()
+
+
+class NormaliseReply:
+    """lm-eval filter (after ``take_first``): each response replaced by ``normalise_reply`` of
+    it, so ``filtered_resps`` shows what the scorers read. Non-text responses pass unchanged."""
+
+    def apply(self, resps: list[Any], docs: list[Any]) -> list[Any]:
+        return [_normalised(r) for r in resps]
+
+
+def _normalised(response: Any) -> Any:
+    if isinstance(response, str):
+        return normalise_reply(response)
+    if isinstance(response, list):  # placed before take_first: every sampled response
+        return [_normalised(r) for r in response]
+    return response
 
 
 def json_objects(text: str) -> Iterator[tuple[int, dict[str, Any]]]:

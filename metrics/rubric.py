@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from sci_tasks.metrics.judge import JudgeClient, JudgeRequest, prefetch
-from sci_tasks.metrics.verify_parse import strip_reasoning
 from sci_tasks.prompts import render, version
 
 MATCH_TEMPLATE = "judge/rubric_match.jinja"
@@ -91,8 +90,9 @@ def _objects(text: str) -> list[Any]:
 
 
 def parse_rubric(response: str | None) -> ParsedRubric:
-    """The last JSON object in the reply (reasoning removed) with a ``criteria`` key."""
-    text, _ = strip_reasoning(response or "")
+    """The last JSON object with a ``criteria`` key in the normalised reply (reasoning is
+    removed by ``metrics.reply.NormaliseReply`` before scoring)."""
+    text = response or ""
     rubrics = [v for v in _objects(text) if isinstance(v, dict) and "criteria" in v]
     if not rubrics:
         return ParsedRubric(note="no JSON object with a 'criteria' list")
@@ -272,8 +272,8 @@ def _values(s: Structural) -> dict[str, Any]:
 
 
 def process_results(doc: dict[str, Any], results: list[str | None]) -> dict[str, Any]:
-    """Per-rubric values; the full record (points, weights, match matrix, judge) rides in
-    ``rubric_points``."""
+    """Per-rubric values (each with its domain, for the macro average); the full record
+    (points, weights, match matrix, judge) in ``record`` only."""
     response = results[0] if results else ""
     record = score_rubric(doc, response, prefetch.judge_in_force(doc, response))
     domain = record["domain"]
@@ -284,15 +284,7 @@ def process_results(doc: dict[str, Any], results: list[str | None]) -> dict[str,
         "rubric_unscored": int(record["rr"] is None),
         "rubric_unparsed": float(not record["parsed"]),
         "weights_off": float(record["parsed"] and not record["weights_ok"]),
-        "rubric_points": record,
+        "rubric_points": float(record["n_points"]),
         "bundled_samples": float(record["bundled_sample"]),
+        "record": record,
     }
-
-
-def mean_points(records: Sequence[Mapping[str, Any]]) -> float:
-    """Aggregation for ``rubric_points``: mean number of checking points per rubric."""
-    return sum(r["n_points"] for r in records) / len(records) if records else math.nan
-
-
-def total(values: Iterable[float]) -> float:
-    return float(sum(values))

@@ -30,7 +30,6 @@ attempted; only A counts) and crossed with ISR: CF, CV, IF, IV, phi, Jaccard, ch
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -43,19 +42,11 @@ Log = Sequence[Mapping[str, Any]]  # one sample's constraint verdicts as logged 
 
 SOURCES = ("original", "core_task", "added_general")
 
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
-
-
-def final_output(response: str) -> str:
-    """The part of a response that is scored: reasoning-model ``<think>`` blocks removed."""
-    text = _THINK.sub("", response or "")
-    close = text.lower().rfind("</think>")  # an unopened closing tag: keep what follows it
-    return (text[close + len("</think>") :] if close >= 0 else text).strip()
-
 
 def check_inputs(doc: dict[str, Any], response: str) -> list[tuple[str, CheckInput]]:
-    """(constraint name as written, checker input) for every scored constraint of ``doc``."""
-    text = final_output(response)
+    """(constraint name as written, checker input) for every scored constraint of ``doc``.
+    ``response`` is the normalised reply (``metrics.reply.NormaliseReply``, reasoning gone)."""
+    text = response or ""
     question = doc.get("edit_question") or ""
     return [
         (item["instruction_name"], CheckInput(text, item.get("required_parameters"), question))
@@ -183,7 +174,7 @@ def grade_correctness(
     context = {
         "question": doc.get("edit_question") or doc.get("original_question") or "",
         "reference": reference,
-        "response": final_output(response),
+        "response": response or "",
     }
     request = JudgeRequest(
         render(CORRECTNESS_TEMPLATE, context), CORRECTNESS_SCHEMA, version(CORRECTNESS_TEMPLATE)
@@ -199,11 +190,6 @@ def grade_correctness(
         "reason": reply.data["reason"],
         "judge": reply.provenance,
     }
-
-
-def mean_score(items: Iterable[dict[str, Any]]) -> float:
-    """Aggregation for ``correct``: mean over graded samples (NaN when none was graded)."""
-    return _mean(item["score"] for item in items)
 
 
 def crossing(pairs: Iterable[tuple[float | None, float | None]]) -> dict[str, float]:
@@ -238,8 +224,9 @@ def crossing(pairs: Iterable[tuple[float | None, float | None]]) -> dict[str, fl
 
 
 def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
-    """Per-sample values for lm-eval; the constraint verdicts ride along in ``drfr`` so
-    that ``--log_samples`` shows, for each constraint, its score and reason."""
+    """Per-sample values for lm-eval: numbers for the mean metrics (NaN = no value, read by
+    ``nanmean``), the parts each ratio needs, and the sample's detail (every constraint's
+    verdict, the correctness grade) in ``record`` only, which the samples log shows."""
     judge = prefetch.judge_in_force(doc, results[0])  # sends the task's judge calls at once
     verdicts = score_sample(doc, results[0], judge)
     log = constraint_log(doc, verdicts)
@@ -250,11 +237,12 @@ def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
         by_source[f"drfr_{source}"] = _drfr_parts(scores_of(log, source))
         failed = scores_unscored_as_fail(log, source)
         by_source[f"drfr_{source}_unscored_as_fail"] = _drfr_parts(failed)
+    correctness = grade_correctness(doc, results[0], judge)
     return {
-        "correct": grade_correctness(doc, results[0], judge),
-        "csr": sample_csr(scores),
-        "isr": sample_isr(scores),
-        "drfr": {**_drfr_parts(scores), "constraints": log},
+        "correct": _number(correctness["score"]),
+        "csr": _number(sample_csr(scores)),
+        "isr": _number(sample_isr(scores)),
+        "drfr": _drfr_parts(scores),
         "csr_unscored_as_fail": sample_csr_unscored_as_fail(log),
         "isr_unscored_as_fail": sample_isr_unscored_as_fail(log),
         "drfr_unscored_as_fail": _drfr_parts(scores_unscored_as_fail(log)),
@@ -263,12 +251,13 @@ def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
         "unscored_rate": {"unscored": unscored, "total": len(scores)},
         "unknown_constraints": [v.name for v in verdicts if v.constraint is None],
         "bundled_samples": float(bool(doc.get("bundled_sample"))),
+        "record": {"constraints": log, "correctness": correctness},
     }
 
 
-def mean_of_scored(values: Iterable[float | None]) -> float:
-    """Aggregation for csr / isr: mean over samples that have a value."""
-    return _mean(values)
+def _number(value: float | None) -> float:
+    """A per-sample value lm-eval's ``nanmean`` reads: NaN where the sample has none."""
+    return math.nan if value is None else float(value)
 
 
 def ratio_of_sums(parts: Iterable[dict[str, Any]]) -> float:
@@ -278,18 +267,6 @@ def ratio_of_sums(parts: Iterable[dict[str, Any]]) -> float:
         satisfied += p["satisfied"]
         scored += p["scored"]
     return satisfied / scored if scored else math.nan
-
-
-def names_listed(per_sample: Iterable[list[str]]) -> str:
-    """Aggregation for ``unknown_constraints``: every constraint name in the data that no
-    checker knows, listed once (``"none"`` when there is none), so a results file shows
-    what was not scored and why without opening the samples."""
-    names = sorted({name for names in per_sample for name in names})
-    return ", ".join(names) if names else "none"
-
-
-def total(values: Iterable[float]) -> float:
-    return float(sum(values))
 
 
 def unscored_rate(parts: Iterable[dict[str, int]]) -> float:

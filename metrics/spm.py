@@ -116,9 +116,10 @@ def count_tokens(text: str | None) -> int:
 
 
 def score(doc: Mapping[str, Any], response: str | None) -> dict[str, Any]:
-    """One question's record: what was read from the reply and its scores.
+    """One question's record: what was read from the reply and its scores. ``response`` is
+    the normalised reply (``metrics.reply.NormaliseReply``: reasoning already removed).
 
-    Logged with ``--log_samples`` (as the ``delta`` entry) so a report can be built from
+    Logged with ``--log_samples`` (as the ``record`` entry) so a report can be built from
     the samples files alone.
     """
     parsed = parse_response(response, doc["labels"])
@@ -148,19 +149,21 @@ def score(doc: Mapping[str, Any], response: str | None) -> dict[str, Any]:
 
 
 def process_results(doc: dict[str, Any], results: list[str | None]) -> dict[str, Any]:
-    """Per-question values for every metric of the task YAML."""
+    """Per-question values for every metric of the task YAML: numbers for the means, the
+    parts Delta and ECE need, and the question's full record in ``record`` only."""
     record = score(doc, results[0] if results else "")
     return {
         "em": record["em"],
         "spc": record["spc"],
         "sip_f1": record["sip_f1"],
         "f1": record["f1"],
-        "delta": record,
+        "delta": {"spc": record["spc"], "sip_f1": record["sip_f1"]},
         "ece": {"confidence": record["confidence"], "em": record["em"]},
         "output_tokens": float(record["output_tokens"]),
         "unparsed_rate": float(not record["parsed"]),
         "no_confidence_rate": float(record["confidence"] is None),
         "bundled_samples": float(record["bundled_sample"]),
+        "record": record,
     }
 
 

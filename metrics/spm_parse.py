@@ -3,10 +3,10 @@
 An answer that cannot be read is an empty selection marked unparsed; it is never guessed.
 The rules, in the order they are applied (README "SPM-Bench answer parsing"):
 
-1. Reasoning is removed first (the same rule as SciGen-Verify, ``metrics/reply.py``):
-   ``<think>...</think>`` blocks, text before an unopened ``</think>``, and everything after
-   an unclosed ``<think>`` (a reply cut off while thinking: an answer written only inside
-   reasoning is no answer). Only the final text counts.
+1. Reasoning is removed before this parser sees the reply, by the filter every task applies
+   (``metrics/reply.NormaliseReply``, the same rule for all benchmarks): ``<think>...</think>``
+   blocks, text before an unopened ``</think>``, and everything after an unclosed ``<think>``
+   (a reply cut off while thinking: an answer written only inside reasoning is no answer).
 2. **Explicit answer statements**: every ``Answer:`` line (also ``Final answer:``,
    ``**Answer:**``, ``Answers:``; an empty line after the colon takes the next line), every
    answer tag (``<answer>A, C</answer>``, the short ``<a>A, C</a>``; an unclosed one runs to
@@ -39,7 +39,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sci_tasks.metrics.reply import json_objects, strip_reasoning
+from sci_tasks.metrics.reply import json_objects
 
 # an answer tag (<answer> or the short <a>) up to its closing tag, the next tag or the end
 _ANSWER_TAG = re.compile(
@@ -105,18 +105,14 @@ class _OutOfSet(ValueError):
     """A label list naming a letter that is not one of the options."""
 
 
-def final_text(response: str) -> str:
-    """The reply without reasoning (rule 1)."""
-    return strip_reasoning(response or "")[0].strip()
-
-
 def parse_response(response: str | None, options: Sequence[str]) -> ParsedAnswer:
     """Read the selected labels and the confidence from ``response``.
 
-    ``options`` are the question's labels (``["A", "B", "C", "D"]``).
+    ``response`` is the normalised reply (rule 1); ``options`` are the question's labels
+    (``["A", "B", "C", "D"]``).
     """
     valid = tuple(o.upper() for o in options)
-    text = final_text(response or "")
+    text = response or ""
     confidence, confidence_note = parse_confidence(text)
 
     def result(labels: tuple[str, ...] | None, how: str, note: str) -> ParsedAnswer:

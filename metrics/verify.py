@@ -194,38 +194,24 @@ def score_sample(
 
 
 def process_results(doc: dict[str, Any], results: list[str | None]) -> dict[str, Any]:
-    """Per-sample values for the task YAML's metrics. The full record rides in ``acc_a``
-    (read by ``sci_tasks.report.scigen_verify``); ``acc_e`` / ``acc_i`` carry their score
-    with the sample's category and discipline."""
+    """Per-sample values for the task YAML's metrics: plain numbers for Acc_a and Acc_e (None
+    = unscored), Acc_i with whether the sample counts, and the full record (read by
+    ``sci_tasks.report.scigen_verify``) in ``record`` only."""
     response = results[0] if results else ""
     record = score_sample(doc, response, prefetch.judge_in_force(doc, response))
-    where = {"category": record["category"], "discipline": record["discipline"]}
     negative = not record["label"]
     return {
-        "acc_a": record,
-        "acc_e": {"score": record["acc_e"], **where},
-        "acc_i": {"score": record["acc_i"], "negative": negative, **where},
+        "acc_a": record["acc_a"],
+        "acc_e": record["acc_e"],
+        "acc_i": {"score": record["acc_i"], "negative": negative},
         "acc_e_unscored": int(record["acc_e"] is None),
         "acc_i_unscored": int(negative and record["acc_i"] is None),
         "unparsed_rate": float(record["judgement"] is None),
         "bundled_samples": float(record["bundled_sample"]),
+        "record": record,
     }
-
-
-def acc_a_of_records(records: Sequence[Mapping[str, Any]]) -> float:
-    """Aggregation for ``acc_a``: share of right judgements."""
-    return acc_a((bool(r["label"]), r["judgement"]) for r in records)
-
-
-def acc_e_of_scores(items: Sequence[Mapping[str, Any]]) -> float:
-    """Aggregation for ``acc_e``: over all samples; NaN if any is unscored."""
-    return acc_e(item["score"] for item in items)
 
 
 def acc_i_of_scores(items: Sequence[Mapping[str, Any]]) -> float:
     """Aggregation for ``acc_i``: over the negatives; NaN if any is unscored or none exist."""
     return acc_i((not item["negative"], item["score"]) for item in items)
-
-
-def total(values: Iterable[float]) -> float:
-    return float(sum(values))

@@ -8,9 +8,10 @@ with the short tags ``<a>true</a><ex>...</ex><ed>...</ed>`` or a JSON object
 rules, in order (documented in the sample README; every rule has a case in
 ``tests/test_scigen_verify_parse.py``):
 
-1. Reasoning is never read: complete ``<think>...</think>`` blocks are removed; text before a
-   ``</think>`` that has no opening tag is reasoning too; an unclosed ``<think>`` (a reply
-   cut off while thinking) removes everything after it.
+1. Reasoning is never read: it is removed before this parser sees the reply, by the filter
+   every task applies (``metrics/reply.NormaliseReply``): complete ``<think>...</think>``
+   blocks, text before a ``</think>`` that has no opening tag, and everything after an
+   unclosed ``<think>`` (a reply cut off while thinking).
 2. Tags are matched ignoring case and spaces inside the brackets (``< ANSWER >``); the short
    tags ``<a>``, ``<ex>``, ``<ed>`` are the same fields as ``<answer>``, ``<explanation>``,
    ``<edit>``. A block runs to its closing tag or, when that is missing (a truncated
@@ -52,10 +53,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sci_tasks.metrics.reply import json_objects, key_of, strip_reasoning
+from sci_tasks.metrics.reply import json_objects, key_of
 
 __all__ = ["Block", "VerifyParse", "blocks", "parse_verification", "read_answer_value",
-           "read_judgement", "strip_reasoning"]  # fmt: skip
+           "read_judgement"]  # fmt: skip
 
 TAGS = ("answer", "explanation", "edit", "think")
 _FIELD_OF_SHORT = {"a": "answer", "ex": "explanation", "ed": "edit"}
@@ -323,11 +324,12 @@ def _answers(text: str, found: list[Block]) -> list[_Answer]:
 
 
 def parse_verification(response: str | None) -> VerifyParse:
-    text, think_note = strip_reasoning(response or "")
+    """Judgement, explanation and edit of a normalised reply (rule 1: reasoning is gone)."""
+    text = response or ""
     found = blocks(text)
     answers = _answers(text, found)
     tagged = any(a.block is not None for a in answers)
-    notes = [think_note] if think_note else []
+    notes: list[str] = []
 
     judgement: bool | None
     if not answers:

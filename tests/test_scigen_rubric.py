@@ -15,10 +15,11 @@ import pytest
 from sci_tasks.data import scigen_verify as data
 from sci_tasks.metrics import judge as judges
 from sci_tasks.metrics import rubric
-from sci_tasks.metrics.judge import JudgeConfig
+from sci_tasks.metrics.reply import normalise_reply
 from sci_tasks.prompts import render
 
-from .servers import KATAN_KEY, Katan, katan
+from .servers import KATAN_KEY, katan
+from .test_scigen_verify_metrics import config
 
 RUBRIC = {
     "criteria": [
@@ -35,8 +36,6 @@ def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
     for key in ("SCI_TASKS_DATA_DIR", "SCIGEN_VERIFY_DATA_DIR"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("SCI_TASKS_TEST_JUDGE_KEY", KATAN_KEY)
-    monkeypatch.setattr(judges, "_active", None)
-    monkeypatch.setattr(judges, "_configured", True)
 
 
 # --- parsing the generated rubric ------------------------------------------------------------
@@ -47,7 +46,7 @@ def test_rubric_in_prose_with_reasoning_and_a_code_fence() -> None:
         '<think>Benzene needs six carbons... {"criteria": []}</think>Here is the rubric:\n'
         f"```json\n{json.dumps(RUBRIC, indent=1)}\n```\nHope this helps."
     )
-    parsed = rubric.parse_rubric(reply)
+    parsed = rubric.parse_rubric(normalise_reply(reply))  # as the task's filter leaves it
     assert parsed.parsed and [c.name for c in parsed.criteria] == ["Ring", "Bonds"]
     assert parsed.points == [  # flattened in order
         "Is the ring a regular hexagon?",
@@ -161,25 +160,13 @@ def test_the_empty_rubric_scores_zero_without_a_judge() -> None:
     for reply in ('{"criteria": []}', "I cannot write a rubric."):
         values = rubric.process_results(doc, [reply])
         assert [values[k]["value"] for k in ("rr", "nhr", "sf1")] == [0.0, 0.0, 0.0]
-        assert values["rubric_unscored"] == 0 and values["rubric_points"]["judge"] is None
+        assert values["rubric_unscored"] == 0 and values["record"]["judge"] is None
+        assert values["rubric_points"] == 0.0  # a number per rubric (lm-eval's mean)
     assert rubric.process_results(doc, ['{"criteria": []}'])["rubric_unparsed"] == 0.0
     assert rubric.process_results(doc, ["no rubric"])["rubric_unparsed"] == 1.0
 
 
 # --- with a real judge server ----------------------------------------------------------------
-
-
-def config(server: Katan, tmp_path: Path, mode: str) -> JudgeConfig:
-    return JudgeConfig(
-        model=server.model,
-        base_url=server.base_url,
-        api_key_env="SCI_TASKS_TEST_JUDGE_KEY",
-        structured_output=mode,
-        max_attempts=2,
-        backoff_initial=0.01,
-        timeout=10,
-        cache_dir=str(tmp_path / "cache"),
-    )
 
 
 def benzene_doc() -> dict[str, Any]:
@@ -196,23 +183,24 @@ def test_one_judge_request_per_rubric(tmp_path: Path) -> None:
 
     with katan(tmp_path, model="judge-model") as server:
         # tool mode: a schema-valid matrix (katan fills arrays with []): judged, no matches
-        judges.configure(config(server, tmp_path, "tool"))
-        values = rubric.process_results(doc, [json.dumps(RUBRIC)])
+        judged = judges.with_judge(doc, config(server, tmp_path, "tool"))
+        values = rubric.process_results(judged, [json.dumps(RUBRIC)])
         assert server.requests_received() == 1
-        record = values["rubric_points"]
+        assert values["rubric_points"] == 3.0
+        record = values["record"]
         assert record["matrix"] == [[], [], []] and record["n_points"] == 3
         assert record["judge"].startswith("judge-model / judge/rubric_match.jinja@")
         assert [values[k]["value"] for k in ("rr", "nhr", "sf1")] == [0.0, 0.0, 0.0]
         assert values["rr"]["domain"] == "chemistry" and values["rubric_unscored"] == 0
-        rubric.process_results(doc, [json.dumps(RUBRIC)])  # cached: no new call
+        rubric.process_results(judged, [json.dumps(RUBRIC)])  # cached: no new call
         assert server.requests_received() == 1
 
         # json_schema mode: the echo is no verdict -> retried, then unscored (None, counted)
-        judges.configure(config(server, tmp_path, "json_schema"))
-        values = rubric.process_results(doc, [json.dumps(RUBRIC)])
+        judged = judges.with_judge(doc, config(server, tmp_path, "json_schema"))
+        values = rubric.process_results(judged, [json.dumps(RUBRIC)])
         assert server.requests_received() == 1 + 2
         assert values["rr"]["value"] is None and values["rubric_unscored"] == 1
-        assert values["rubric_points"]["reason"].startswith("judge gave no verdict: unparseable")
+        assert values["record"]["reason"].startswith("judge gave no verdict: unparseable")
         assert math.isnan(rubric.macro_over_domains([values["sf1"]]))
 
 

@@ -5,21 +5,25 @@ schema-shaped arguments: booleans true, strings "test_<name>")."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
 from typing import Any
 
 import pytest
+from lm_eval.api.metrics import mean
 
 from sci_tasks.data import scigen_verify as data
+from sci_tasks.metrics import aggregate, verify
 from sci_tasks.metrics import judge as judges
-from sci_tasks.metrics import verify
 from sci_tasks.metrics.judge import JudgeClient, JudgeConfig
 from sci_tasks.metrics.judge.client import DiskCache
+from sci_tasks.metrics.reply import NormaliseReply, normalise_reply
 from sci_tasks.metrics.verify_parse import parse_verification
 from sci_tasks.report.scigen_verify import breakdown, summarise
 
+from .helpers import judge_settings
 from .servers import KATAN_KEY, Katan, katan
 
 MARKER = "[image:image/png]"
@@ -47,9 +51,6 @@ def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
     for key in ("SCI_TASKS_DATA_DIR", "SCIGEN_VERIFY_DATA_DIR"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("SCI_TASKS_TEST_JUDGE_KEY", KATAN_KEY)
-    # the judge in force is process state: every test starts without one, and is restored
-    monkeypatch.setattr(judges, "_active", None)
-    monkeypatch.setattr(judges, "_configured", True)
 
 
 def docs() -> dict[str, dict[str, Any]]:
@@ -57,30 +58,27 @@ def docs() -> dict[str, dict[str, Any]]:
 
 
 def config(server: Katan, tmp_path: Path, mode: str) -> JudgeConfig:
-    return JudgeConfig(
-        model=server.model,
-        base_url=server.base_url,
-        api_key_env="SCI_TASKS_TEST_JUDGE_KEY",
-        structured_output=mode,
-        max_attempts=2,
-        backoff_initial=0.01,
-        timeout=10,
-        cache_dir=str(tmp_path / "cache"),
-    )
+    settings = judge_settings(server.model, server.base_url, tmp_path, max_attempts=2)
+    return JudgeConfig.from_mapping(settings | {"structured_output": mode})
 
 
-def run_task(records: dict[str, dict[str, Any]]) -> tuple[dict[str, float], list[dict[str, Any]]]:
-    """process_results on every reply, then the task YAML's aggregations."""
-    per_sample = [verify.process_results(records[i], [reply]) for i, reply, *_ in REPLIES]
+def run_task(
+    records: dict[str, dict[str, Any]], judge: JudgeConfig | None = None
+) -> tuple[dict[str, float], list[dict[str, Any]]]:
+    """The task's filter, process_results on every reply, then the task YAML's aggregations."""
+    docs = [judges.with_judge(records[i], judge) for i, *_ in REPLIES]
+    texts = NormaliseReply().apply([reply for _, reply, *_ in REPLIES], docs)
+    per_sample = [verify.process_results(d, [t]) for d, t in zip(docs, texts, strict=True)]
     values = {
-        "acc_a": verify.acc_a_of_records([s["acc_a"] for s in per_sample]),
-        "acc_e": verify.acc_e_of_scores([s["acc_e"] for s in per_sample]),
+        "acc_a": mean([s["acc_a"] for s in per_sample]),
+        "acc_e": verify.cascade_mean([s["acc_e"] for s in per_sample]),
         "acc_i": verify.acc_i_of_scores([s["acc_i"] for s in per_sample]),
-        "acc_e_unscored": verify.total([s["acc_e_unscored"] for s in per_sample]),
-        "acc_i_unscored": verify.total([s["acc_i_unscored"] for s in per_sample]),
-        "unparsed_rate": sum(s["unparsed_rate"] for s in per_sample) / len(per_sample),
+        "acc_e_unscored": aggregate.total([s["acc_e_unscored"] for s in per_sample]),
+        "acc_i_unscored": aggregate.total([s["acc_i_unscored"] for s in per_sample]),
+        "unparsed_rate": mean([s["unparsed_rate"] for s in per_sample]),
     }
-    return values, [s["acc_a"] for s in per_sample]
+    assert all(isinstance(s["acc_a"], float) for s in per_sample)  # a number: lm-eval's stderr
+    return values, [s["record"] for s in per_sample]
 
 
 # --- pure formulas --------------------------------------------------------------------------
@@ -119,7 +117,7 @@ def test_rules_decide_without_a_judge_and_the_rest_is_unscored() -> None:
     assert by_id["if-phy-fbd-neg"]["acc_e_reason"] == "no judge configured"
     assert by_id["if-phy-fbd-pos"]["acc_i"] is None  # positives: never scored
     assert by_id["if-phy-fbd-pos"]["acc_i_reason"] == "positive sample: edit not scored"
-    for row in rows:  # per-sample values carry category and discipline
+    for row in rows:  # per-sample records carry category and discipline
         assert row["category"] == "instruction_following" and row["discipline"]
     no_explanation = verify.score_sample(records["if-phy-fbd-pos"], "<answer>true</answer>")
     assert (no_explanation["acc_e"], no_explanation["acc_e_reason"]) == (
@@ -130,7 +128,7 @@ def test_rules_decide_without_a_judge_and_the_rest_is_unscored() -> None:
 
 def test_judge_requests_carry_text_and_for_the_edit_the_images() -> None:
     doc = docs()["if-math-edit-neg"]
-    parsed = parse_verification(REPLIES[-1][1])
+    parsed = parse_verification(normalise_reply(REPLIES[-1][1]))
     e = verify.explanation_request(doc, parsed)
     assert e.images == () and e.schema == verify.EXPLANATION_SCHEMA
     assert doc["instruction"] in e.prompt and doc["explanation"] in e.prompt
@@ -149,8 +147,8 @@ def test_judge_requests_carry_text_and_for_the_edit_the_images() -> None:
 def test_tool_judge_gives_judged_values_cached_and_with_provenance(tmp_path: Path) -> None:
     records = docs()
     with katan(tmp_path, model="judge-model") as server:
-        judges.configure(config(server, tmp_path, "tool"))
-        values, rows = run_task(records)
+        cfg = config(server, tmp_path, "tool")
+        values, rows = run_task(records, cfg)
         assert server.requests_received() == EXPLANATION_CALLS + EDIT_CALLS
         assert values["acc_a"] == pytest.approx(4 / 6)
         assert values["acc_e"] == pytest.approx(4 / 6)
@@ -166,10 +164,8 @@ def test_tool_judge_gives_judged_values_cached_and_with_provenance(tmp_path: Pat
         assert judged["acc_i_reason"] == "valid edit: test_reason"
         assert by_id["if-bio-cell-pos"]["acc_e_judge"] is None  # decided by rule
 
-        # re-scoring the same replies: everything from the cache, zero new calls
-        judges.configure(None)
-        judges.configure(config(server, tmp_path, "tool"))
-        again, _ = run_task(records)
+        # re-scoring the same replies with a fresh client: all from the disk cache, no calls
+        again, _ = run_task(records, dataclasses.replace(cfg, name="again"))
         assert server.requests_received() == EXPLANATION_CALLS + EDIT_CALLS
         assert again == values
 
@@ -200,8 +196,7 @@ def test_unparseable_judge_replies_are_unscored_and_the_images_reached_the_judge
     records = docs()
     with katan(tmp_path, model="echo-judge") as server:
         cfg = config(server, tmp_path, "json_schema")
-        judges.configure(cfg)
-        values, rows = run_task(records)
+        values, rows = run_task(records, cfg)
         assert server.requests_received() == (EXPLANATION_CALLS + EDIT_CALLS) * cfg.max_attempts
     assert values["acc_a"] == pytest.approx(4 / 6)
     assert math.isnan(values["acc_e"]) and math.isnan(values["acc_i"])
@@ -213,7 +208,9 @@ def test_unparseable_judge_replies_are_unscored_and_the_images_reached_the_judge
     cache = DiskCache(Path(cfg.cache_dir or ""))
     for sample_id, n_images in (("if-phy-fbd-neg", 1), ("if-math-edit-neg", 2)):
         doc = records[sample_id]
-        parsed = parse_verification(dict((i, r) for i, r, *_ in REPLIES)[sample_id])
+        parsed = parse_verification(
+            normalise_reply(dict((i, r) for i, r, *_ in REPLIES)[sample_id])
+        )
         for attempt in (1, 2):
             edit_reply = cache.get(
                 f"{client.cache_key(verify.edit_request(doc, parsed))}-{attempt}"
@@ -225,3 +222,15 @@ def test_unparseable_judge_replies_are_unscored_and_the_images_reached_the_judge
         )
         assert explanation_reply is not None and MARKER not in explanation_reply  # text only
     json.dumps(rows)  # records are plain JSON for the samples log
+
+
+def test_an_answer_inside_an_unclosed_think_is_no_judgement() -> None:
+    """A reply cut off while thinking, through the task's filter: the right verdict written
+    inside the reasoning is no judgement (Acc_a 0, unparsed), and no judge is asked."""
+    doc = docs()["if-phy-fbd-neg"]
+    reply = "<think>N points down, so <answer>false</answer><explanation>N points down."
+    (text,) = NormaliseReply().apply([reply], [doc])
+    out = verify.process_results(doc, [text])
+    assert (out["acc_a"], out["acc_e"], out["unparsed_rate"]) == (0.0, 0.0, 1.0)
+    assert out["acc_i"] == {"score": 0.0, "negative": True}
+    assert out["record"]["acc_e_reason"] == "no judgement"

@@ -5,14 +5,25 @@ from __future__ import annotations
 
 import pytest
 
+from sci_tasks.metrics.reply import normalise_reply
 from sci_tasks.metrics.verify_parse import (
+    VerifyParse,
     blocks,
     parse_verification,
     read_answer_value,
     read_judgement,
-    strip_reasoning,
 )
 from sci_tasks.prompts import render
+
+
+def read(reply: str | None) -> VerifyParse:
+    """What scoring reads: the parser on the reply as the task's filter leaves it."""
+    return parse_verification(normalise_reply(reply or ""))
+
+
+def fields(reply: str | None, *names: str) -> tuple[object, ...]:
+    return tuple(getattr(read(reply), name) for name in names)
+
 
 # (reply, judgement, explanation, edit, tagged)
 CASES: list[tuple[str | None, bool | None, str | None, str | None, bool]] = [
@@ -184,13 +195,8 @@ FORM_CASES: list[tuple[str, bool | None, str | None, str | None, str]] = [
 def test_short_tags_json_and_mixed_forms(
     reply: str, judgement: bool | None, explanation: str | None, edit: str | None, form: str
 ) -> None:
-    parsed = parse_verification(reply)
-    assert (parsed.judgement, parsed.explanation, parsed.edit, parsed.form) == (
-        judgement,
-        explanation,
-        edit,
-        form,
-    ), parsed.note
+    expected = (judgement, explanation, edit, form)
+    assert fields(reply, "judgement", "explanation", "edit", "form") == expected, read(reply).note
 
 
 @pytest.mark.parametrize(("reply", "judgement", "explanation", "edit", "tagged"), CASES)
@@ -201,14 +207,9 @@ def test_reply_parses_as_expected(
     edit: str | None,
     tagged: bool,
 ) -> None:
-    parsed = parse_verification(reply)
-    assert (parsed.judgement, parsed.explanation, parsed.edit, parsed.tagged) == (
-        judgement,
-        explanation,
-        edit,
-        tagged,
-    ), parsed.note
-    assert parsed.parsed is (judgement is not None)
+    expected = (judgement, explanation, edit, tagged, judgement is not None)
+    got = fields(reply, "judgement", "explanation", "edit", "tagged", "parsed")
+    assert got == expected, read(reply).note
 
 
 def test_notes_say_why() -> None:
@@ -221,7 +222,8 @@ def test_notes_say_why() -> None:
     assert "none reads as true or false" in parse_verification("<answer>maybe</answer>").note
     assert "edit ignored" in parse_verification("<answer>yes</answer><edit>x</edit>").note
     assert "edit ignored" in parse_verification('{"answer": true, "edit": "x"}').note
-    assert "unclosed <think>" in parse_verification("<think>so").note
+    # a reply cut off while thinking: the filter leaves nothing, so nothing is judged
+    assert normalise_reply("<think>so, true") == "" and read("<think>so, true").judgement is None
     assert "1 placeholder" in parse_verification("<answer>true or false</answer><answer>no").note
 
 
@@ -253,9 +255,9 @@ def test_free_text_first_unambiguous_sentence_wins() -> None:
 
 
 def test_reasoning_and_blocks() -> None:
-    assert strip_reasoning("<think>a</think>b<THINK>c</THINK>d") == (" b d", "")
-    text, note = strip_reasoning("x</think>y")
-    assert (text, note) == ("y", "text before an unopened </think> dropped")
+    assert normalise_reply("<think>a</think>b<THINK>c</THINK>d") == "b d"
+    assert normalise_reply("x</think>y") == "y"  # before an unopened </think>: reasoning
+    assert normalise_reply(normalise_reply(" a <think>b")) == "a"  # idempotent
     found = blocks("<answer>true</answer><explanation>e")
     assert [(b.name, b.content, b.closed) for b in found] == [
         ("answer", "true", True),
@@ -267,6 +269,6 @@ def test_a_reply_that_repeats_the_prompt_carries_no_judgement() -> None:
     """What an echo server sends back: the prompt's placeholder answer must not count."""
     doc = {"instruction": "Draw benzene.", "images": ["a.png"], "source_images": []}
     echo = "[echo] model=m\nUser: [image:image/png]" + render("scigen_verify.jinja", doc)
-    parsed = parse_verification(echo)
+    parsed = read(echo)
     assert parsed.judgement is None and parsed.tagged
     assert parsed.edit is None

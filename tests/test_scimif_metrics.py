@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 
 import pytest
+from lm_eval.api.metrics import nanmean
 
-from sci_tasks.metrics import scimif
+from sci_tasks.metrics import aggregate, scimif
 from sci_tasks.metrics.constraints import registry
 from sci_tasks.metrics.constraints.registry import CheckInput
+from sci_tasks.metrics.reply import NormaliseReply
 from sci_tasks.metrics.verdict import Verdict
 
 # Three samples, scores per scored constraint (None = unscored):
@@ -60,17 +62,51 @@ def test_lm_eval_aggregations_match_the_formulas() -> None:
         {"satisfied": 1.5, "scored": 2},
     ]
     assert scimif.ratio_of_sums(parts) == pytest.approx(0.75)
-    assert scimif.mean_of_scored([2 / 3, 1.0, 0.75, None]) == pytest.approx(0.8055555555555556)
+    # csr / isr / correct: lm-eval's nanmean leaves out the samples without a value (NaN)
+    assert nanmean([2 / 3, 1.0, 0.75, math.nan]) == pytest.approx(0.8055555555555556)
+    assert math.isnan(nanmean([math.nan, math.nan]))
     assert scimif.unscored_rate(
         [{"unscored": 1, "total": 3}, {"unscored": 0, "total": 1}]
     ) == pytest.approx(0.25)
-    assert scimif.total([1, 0, 2]) == 3.0
+    assert aggregate.total([1, 0, 2]) == 3.0
+    assert aggregate.distinct_count([["b", "a"], [], ["a"]]) == 2.0
+    assert aggregate.distinct_count([[], []]) == 0.0
+    assert aggregate.count([{"constraints": []}, {"constraints": []}]) == 2.0
 
 
-def test_final_output_drops_reasoning_blocks() -> None:
-    assert scimif.final_output("<think>lots of 1.234</think>\nANSWER: 4") == "ANSWER: 4"
-    assert scimif.final_output("reasoning without opening</think> Final") == "Final"
-    assert scimif.final_output("plain") == "plain"
+def scored_after_filter(doc: dict[str, object], reply: str) -> dict[str, object]:
+    """process_results on the reply as the task's filter chain hands it over."""
+    (text,) = NormaliseReply().apply([reply], [doc])
+    return scimif.process_results(doc, [text])
+
+
+TWO_DECIMALS = {
+    "edit_question": "Give the mass to two decimal places.",
+    "instruction_list": [
+        {"instruction_name": "general_decimal_annotation", "source": "added_general",
+         "required_parameters": "two decimal places"},
+    ],
+}  # fmt: skip
+
+
+def test_reasoning_is_not_scored() -> None:
+    # closed blocks and text before an unopened </think> are reasoning; what follows counts
+    out = scored_after_filter(TWO_DECIMALS, "<think>about 4.2 or 4.255</think>\nMass: 4.25 g")
+    assert [v["score"] for v in out["record"]["constraints"]] == [1.0]
+    out = scored_after_filter(TWO_DECIMALS, "draft 4.2 g</think> Mass: 4.25 g")
+    assert out["csr"] == 1.0
+    out = scored_after_filter(TWO_DECIMALS, "<think>4.25 surely</think> Mass: 4.2 g")
+    assert out["csr"] == 0.0
+
+
+def test_an_answer_inside_an_unclosed_think_is_no_answer() -> None:
+    """The bug this fixes: SciMIF scored the text after an unclosed ``<think>`` (a reply
+    cut off while thinking) as the response, so a draft answer there passed."""
+    out = scored_after_filter(TWO_DECIMALS, "<think>The mass is 4.25 g, two decimals.")
+    (verdict,) = out["record"]["constraints"]
+    assert verdict["score"] == 0.0, verdict["reason"]  # nothing was answered
+    # the text before the unclosed <think> is the answer
+    assert scored_after_filter(TWO_DECIMALS, "Mass: 4.25 g\n<think>check 4.2")["csr"] == 1.0
 
 
 def test_process_results_reports_every_constraint_with_a_reason() -> None:
@@ -87,20 +123,20 @@ def test_process_results_reports_every_constraint_with_a_reason() -> None:
         "bundled_sample": True,
     }  # fmt: skip
     out = scimif.process_results(doc, ["THE CELL DIVIDES."])
-    verdicts = out["drfr"]["constraints"]
+    verdicts = out["record"]["constraints"]
     assert [v["score"] for v in verdicts] == [1.0, None, None]
     assert "unknown constraint 'made_up_constraint'" in verdicts[1]["reason"]
     assert verdicts[2]["constraint"] == "biology_analysis_steps_constraint"
     assert "judge" in verdicts[2]["reason"]
     assert out["csr"] == 1.0 and out["isr"] == 1.0
-    assert out["drfr"]["satisfied"] == 1.0 and out["drfr"]["scored"] == 1
+    assert out["drfr"] == {"satisfied": 1.0, "scored": 1}  # only what DRFR needs
     assert out["unscored"] == 2
     assert out["unscored_rate"] == {"unscored": 2, "total": 3}
     assert out["unknown_constraints"] == ["made_up_constraint"]
-    assert scimif.names_listed([["b", "a"], [], ["a"]]) == "a, b"
-    assert scimif.names_listed([[], []]) == "none"
     assert out["bundled_samples"] == 1.0
-    assert out["correct"]["score"] is None and out["correct"]["reason"] == "no reference answer"
+    assert math.isnan(out["correct"])  # not graded: left out by nanmean
+    correctness = out["record"]["correctness"]
+    assert correctness["score"] is None and correctness["reason"] == "no reference answer"
     # each logged verdict carries the source of its instruction_list item
     assert [v["source"] for v in verdicts] == ["original", "added_general", "core_task"]
     # authors' convention: the unscored analysis-steps constraint counts 0, the unknown

@@ -7,6 +7,7 @@ import math
 import pytest
 
 from sci_tasks.metrics import spm
+from sci_tasks.metrics.reply import NormaliseReply
 
 GOLD = {"A", "B"}
 
@@ -155,7 +156,8 @@ def test_process_results_carries_scores_and_the_record() -> None:
         0.0,
         0.0,
     )
-    record = out["delta"]
+    assert out["delta"] == {"spc": 0.0, "sip_f1": pytest.approx(0.24)}  # what Delta needs
+    record = out["record"]
     keys = ("id", "technique", "field", "gold", "prediction", "confidence")
     assert {k: record[k] for k in keys} == {
         "id": "q1", "technique": "STM", "field": "Topology", "gold": ["A", "B"],
@@ -169,7 +171,9 @@ def test_process_results_uses_the_tasks_sip_parameters_and_counts_unparsed() -> 
     assert spm.process_results(doc, ["Answer: A, B, C"])["sip_f1"] == pytest.approx(1 / 3)
     out = spm.process_results(DOC, [None])
     assert out["unparsed_rate"] == 1.0 and out["no_confidence_rate"] == 1.0
-    assert out["delta"]["prediction"] == [] and out["sip_f1"] == 0.0 and out["output_tokens"] == 0.0
+    assert (
+        out["record"]["prediction"] == [] and out["sip_f1"] == 0.0 and out["output_tokens"] == 0.0
+    )
 
 
 def test_aggregations_over_records() -> None:
@@ -185,3 +189,17 @@ def test_aggregations_over_records() -> None:
     # bins: [0.9, 1.0] holds 0.9 (right) and 0.95 (wrong): conf 0.925, acc 0.5 -> 0.425 * 2/3
     #       [0.6, 0.7) holds 0.6 (wrong): 0.6 * 1/3  -> ECE = 0.28333 + 0.2 = 0.48333
     assert spm.ece_of_records(o["ece"] for o in outs) == pytest.approx(0.425 * 2 / 3 + 0.2)
+
+
+def test_an_answer_inside_an_unclosed_think_scores_nothing() -> None:
+    """A reply cut off while thinking, through the task's filter: its draft answer (the
+    gold one) is no answer, so every per-question score is 0 and it counts as unparsed."""
+    reply = "<think>Terraces and moire: A and B.\nAnswer: A, B\nConfidence: 0.9"
+    (text,) = NormaliseReply().apply([reply], [DOC])
+    out = spm.process_results(DOC, [text])
+    assert (out["em"], out["spc"], out["sip_f1"], out["f1"]) == (0.0, 0.0, 0.0, 0.0)
+    assert out["unparsed_rate"] == 1.0 and out["no_confidence_rate"] == 1.0
+    assert out["record"]["prediction"] == [] and out["output_tokens"] == 0.0
+    # closed reasoning is not counted as output either
+    (text,) = NormaliseReply().apply(["<think>long reasoning here</think>Answer: A, B"], [DOC])
+    assert spm.process_results(DOC, [text])["output_tokens"] == 5.0  # Answer : A , B

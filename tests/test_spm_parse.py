@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from sci_tasks.metrics.spm_parse import final_text, label_list, parse_confidence, parse_response
+from sci_tasks.metrics.reply import NormaliseReply, normalise_reply
+from sci_tasks.metrics.spm_parse import ParsedAnswer, label_list, parse_confidence, parse_response
 
 ABCD = ["A", "B", "C", "D"]
+
+
+def read(reply: str | None, options: list[str]) -> ParsedAnswer:
+    """What scoring reads: the parser on the reply as the task's filter leaves it."""
+    return parse_response(normalise_reply(reply or ""), options)
 
 
 @pytest.mark.parametrize(
@@ -53,7 +59,7 @@ ABCD = ["A", "B", "C", "D"]
     ],
 )
 def test_readable_replies(reply: str, labels: tuple[str, ...], how: str) -> None:
-    parsed = parse_response(reply, ABCD)
+    parsed = read(reply, ABCD)
     assert (parsed.labels, parsed.parsed, parsed.how) == (labels, True, how), parsed.note
 
 
@@ -82,15 +88,15 @@ def test_readable_replies(reply: str, labels: tuple[str, ...], how: str) -> None
     ],
 )
 def test_unreadable_replies_are_empty_and_unparsed(reply: str | None, note: str) -> None:
-    parsed = parse_response(reply, ABCD)
+    parsed = read(reply, ABCD)
     assert parsed.labels == () and not parsed.parsed
     assert parsed.note.startswith(note), parsed.note
 
 
 def test_options_beyond_d_are_labels() -> None:
     six = ["A", "B", "C", "D", "E", "F"]
-    assert parse_response("Answer: A, E", six).labels == ("A", "E")
-    assert parse_response("Answer: ACE", six).labels == ("A", "C", "E")
+    assert read("Answer: A, E", six).labels == ("A", "E")
+    assert read("Answer: ACE", six).labels == ("A", "C", "E")
 
 
 @pytest.mark.parametrize(
@@ -116,20 +122,20 @@ def test_options_beyond_d_are_labels() -> None:
     ],
 )
 def test_confidence(reply: str, confidence: float | None, note: str) -> None:
-    parsed = parse_response(reply, ABCD)
+    parsed = read(reply, ABCD)
     assert parsed.confidence == (pytest.approx(confidence) if confidence is not None else None)
     assert parsed.confidence_note == note
 
 
 def test_confidence_is_read_even_when_the_answer_is_not() -> None:
-    parsed = parse_response("Answer: ???\nConfidence: 0.4", ABCD)
+    parsed = read("Answer: ???\nConfidence: 0.4", ABCD)
     assert not parsed.parsed and parsed.confidence == 0.4
     assert parse_confidence("nothing") == (None, "missing")
 
 
 def test_helpers() -> None:
-    assert final_text("<think>x</think> A") == "A"
-    assert final_text("half-open reasoning </think> Answer: B") == "Answer: B"
+    assert normalise_reply("<think>x</think> A") == "A"
+    assert normalise_reply("half-open reasoning </think> Answer: B") == "Answer: B"
     # in prose mode only capital single letters are labels
     assert label_list("a, c", ABCD, lenient=False) is None
     assert label_list("A, C", ABCD, lenient=False) == ("A", "C")
@@ -174,7 +180,7 @@ FORMS: list[tuple[str, tuple[str, ...], str, float | None]] = [
 def test_tags_json_and_reasoning(
     reply: str, labels: tuple[str, ...], how: str, confidence: float | None
 ) -> None:
-    parsed = parse_response(reply, ABCD)
+    parsed = read(reply, ABCD)
     assert (parsed.labels, parsed.parsed, parsed.how) == (labels, bool(labels), how), parsed.note
     assert parsed.confidence == (pytest.approx(confidence) if confidence is not None else None)
 
@@ -183,7 +189,11 @@ def test_an_answer_inside_an_unclosed_think_is_no_answer() -> None:
     """The bug this fixes: ``<think>`` without ``</think>`` (a reply cut off while thinking)
     used to be read as if it were the final text, so its draft answer scored."""
     reply = "<think>Hexagonal lattice, so A; the step height gives C.\nAnswer: A, C"
-    parsed = parse_response(reply, ABCD)
+    parsed = read(reply, ABCD)
     assert not parsed.parsed and parsed.labels == () and parsed.note == "no answer found"
-    assert final_text(reply) == ""
-    assert final_text("Answer: B <think>more") == "Answer: B"
+    assert normalise_reply(reply) == ""
+    assert normalise_reply("Answer: B <think>more") == "Answer: B"
+    # the parser itself no longer strips: it reads what the filter left
+    assert parse_response(reply, ABCD).labels == ("A", "C")
+    # the task's filter, as lm-eval applies it after take_first
+    assert NormaliseReply().apply([reply, " Answer: B "], [{}, {}]) == ["", "Answer: B"]
