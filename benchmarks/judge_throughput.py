@@ -30,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.*
 
 import sci_tasks
-from tests.judge_server import CountingJudge, counting_judge
+from tests.judge_server import counting_judge
 from tests.judged_data import (
     RUBRIC_PER_RECORD,
     SCIMIF_PER_RECORD,
@@ -56,17 +56,6 @@ PATHS = ("lm_eval", "sci-eval", "sci-score")
 
 def script(name: str) -> str:
     return str(Path(sys.executable).parent / name)
-
-
-def judge_settings(judge: CountingJudge, concurrency: int, cache: Path) -> dict[str, Any]:
-    return {
-        "model": judge.model,
-        "base_url": judge.base_url,
-        "api_key_env": "SCI_TASKS_JUDGE_API_KEY",
-        "structured_output": "tool",
-        "concurrency": concurrency,
-        "cache_dir": str(cache),
-    }
 
 
 def command(
@@ -150,7 +139,7 @@ def main() -> None:
                     for concurrency in (1, high):
                         judge.reset()
                         label = f"{task}-{path}-c{concurrency}"
-                        settings = judge_settings(judge, concurrency, tmp / "judge" / label)
+                        settings = judge.settings(concurrency, tmp / "judge" / label)
                         cmd = command(path, model, task, data, settings, tmp / label, generated)
                         wall = timed(cmd, tmp, env)
                         sent = judge.stats.requests

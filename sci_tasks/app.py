@@ -53,7 +53,6 @@ from omegaconf import DictConfig, OmegaConf
 
 import sci_tasks
 from sci_tasks import manifest
-from sci_tasks.metrics import judge as judges
 from sci_tasks.resolvers import safe_name
 from sci_tasks.score import judge_config
 from sci_tasks.text import make_safe_in_place
@@ -318,7 +317,8 @@ def preflight(cfg: DictConfig, config: dict[str, Any], choices: dict[str, Any]) 
         raise ConfigError(f"judge ({config_file('judge', choices)}): {exc}") from None
     names = [str(t) for t in cfg.tasks.names]
     manager = sci_tasks.task_manager(
-        metadata=run_metadata(cfg),
+        # the judge reaches scoring in the tasks' documents, as --metadata's would
+        metadata={**run_metadata(cfg), "judge": judge.public() if judge else None},
         # indexing lm-eval's own thousands of task files takes seconds: only when needed
         include_defaults=not all(is_ours(t) for t in names),
     )
@@ -469,7 +469,6 @@ def evaluate(cfg: DictConfig, output_dir: Path, checked: Preflight) -> dict[str,
     from lm_eval.loggers import EvaluationTracker
 
     export_model_env(cfg)
-    judges.configure(checked.judge)
     tracker = EvaluationTracker(output_path=str(output_dir))
     results = simple_evaluate(
         **{**lm_eval_arguments(cfg), "tasks": checked.tasks},  # built already: data read once

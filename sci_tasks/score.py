@@ -4,8 +4,9 @@
 
 Reads every ``results_<ts>.json`` under ``run_dir`` with its ``samples_<task>_<ts>.jsonl``
 files (written with ``--log_samples``, also from ``--predict_only`` runs), re-runs each
-sci-tasks task's own ``process_results`` and aggregations (taken from its task YAML) on the
-saved documents and responses, with the chosen judge, and writes results and samples files
+sci-tasks task's own ``process_results`` and aggregations (lm-eval's task and group objects,
+built through ``TaskManager``) on the saved documents and responses, with the chosen judge
+put in each document (``judges.with_judge``), and writes results and samples files
 in lm-eval's format under ``<run_dir>/scores/<judge>/``. Another judge writes next to it.
 Standard lm-eval tasks in the same run are carried over unchanged and marked so.
 """
@@ -39,7 +40,7 @@ _RESULTS = re.compile(r"^results_(?P<ts>.+)\.json$")
 
 @dataclass(frozen=True)
 class TaskScoring:
-    """What lm-eval would use to score a task: its hook and its metric aggregations."""
+    """What lm-eval uses to score a task: the task object's own hook and aggregations."""
 
     process_results: Callable[[dict[str, Any], list[Any]], dict[str, Any]]
     aggregations: dict[str, Callable[[list[Any]], float]]
@@ -47,45 +48,37 @@ class TaskScoring:
 
 
 @lru_cache(maxsize=1)
-def _our_yaml_index() -> dict[str, Path]:
-    from lm_eval.tasks._index import TaskIndex
+def our_names() -> frozenset[str]:
+    """The tasks, groups and tags of the sci-tasks task folder."""
+    from lm_eval.tasks import TaskManager
 
-    index = TaskIndex().build([Path(sci_tasks.include_path())])
-    return {name: e.yaml_path for name, e in index.items() if e.yaml_path is not None}
-
-
-def task_scoring(task: str) -> TaskScoring | None:
-    """The scoring of one of our tasks, read from its YAML; None for other tasks."""
-    from lm_eval.api.registry import get_aggregation
-    from lm_eval.tasks._yaml_loader import load_yaml
-
-    path = _our_yaml_index().get(task)
-    if path is None:
-        return None
-    cfg = load_yaml(path, resolve_func=True)
-    if "process_results" not in cfg:
-        return None
-    aggregations = {}
-    higher = {}
-    for metric in cfg.get("metric_list", []):
-        agg = metric.get("aggregation", "mean")
-        aggregations[metric["metric"]] = agg if callable(agg) else get_aggregation(agg)
-        higher[metric["metric"]] = bool(metric.get("higher_is_better", True))
-    return TaskScoring(cfg["process_results"], aggregations, higher)
-
-
-def group_aggregations(group: str) -> list[dict[str, Any]]:
-    from lm_eval.tasks._yaml_loader import load_yaml
-
-    path = _our_yaml_index().get(group)
-    return (
-        list(load_yaml(path, resolve_func=False).get("aggregate_metric_list", [])) if path else []
+    return frozenset(
+        TaskManager(include_path=sci_tasks.include_path(), include_defaults=False).all_tasks
     )
 
 
+def load_ours(names: list[str], judge: JudgeConfig | None = None) -> dict[str, Any]:
+    """lm-eval's task and group objects for ``names`` (``TaskManager.load``: ``tasks``,
+    ``groups``), built with ``judge`` in their metadata."""
+    manager = sci_tasks.task_manager(
+        metadata={"judge": judge.public() if judge else None}, include_defaults=False
+    )
+    return manager.load(names)
+
+
+def scoring_of(task: Any) -> TaskScoring:
+    return TaskScoring(task.process_results, task.aggregation(), task.higher_is_better())
+
+
+def task_scoring(task: str) -> TaskScoring | None:
+    """The scoring of one of our tasks, from its lm-eval task object; None for other tasks."""
+    if task not in our_names():
+        return None
+    return scoring_of(load_ours([task])["tasks"][task])
+
+
 def rescore_run(run_dir: Path, out_dir: Path, judge: JudgeConfig | None) -> list[Path]:
-    """Re-score every run found under ``run_dir``; returns the results files written."""
-    client = judges.configure(judge)
+    """Re-score every run found under ``run_dir`` with ``judge``; returns the results files."""
     written = []
     results_files = sorted(  # the model's own runs, not earlier re-scores
         p for p in run_dir.rglob("results_*.json") if "scores" not in p.relative_to(run_dir).parts
@@ -98,7 +91,7 @@ def rescore_run(run_dir: Path, out_dir: Path, judge: JudgeConfig | None) -> list
         original = json.loads(results_file.read_text(encoding="utf-8"))
         target = out_dir / results_file.parent.relative_to(run_dir)
         target.mkdir(parents=True, exist_ok=True)
-        new = _rescore_one(results_file.parent, ts["ts"], original, target, client)
+        new = _rescore_one(results_file.parent, ts["ts"], original, target, judge)
         path = target / f"results_{datetime.now().isoformat().replace(':', '-')}.json"
         path.write_text(
             json.dumps(new, indent=2, default=str, ensure_ascii=False), encoding="utf-8"
@@ -108,26 +101,45 @@ def rescore_run(run_dir: Path, out_dir: Path, judge: JudgeConfig | None) -> list
 
 
 def _rescore_one(
-    folder: Path, ts: str, original: dict[str, Any], target: Path, client: judges.JudgeClient | None
+    folder: Path, ts: str, original: dict[str, Any], target: Path, judge: JudgeConfig | None
 ) -> dict[str, Any]:
+    client = judges.client_for(judge)
+    calls_before = client.calls if client else 0
+    subtasks_of = original.get("group_subtasks", {})
+    ours = [
+        task
+        for task in original.get("results", {})
+        if task in our_names()
+        and task not in subtasks_of
+        and (folder / f"samples_{task}_{ts}.jsonl").is_file()
+    ]
+    groups = [g for g in subtasks_of if g in our_names()]
+    loaded: dict[str, Any] = load_ours(groups, judge) if groups else {"tasks": {}, "groups": {}}
+    alone = [t for t in ours if t not in loaded["tasks"]]
+    if alone:
+        loaded["tasks"] = {**loaded["tasks"], **load_ours(alone, judge)["tasks"]}
+    bootstrap_iters = int(original.get("config", {}).get("bootstrap_iters", 100000) or 0)
     results: dict[str, Any] = {}
     rescored, carried = [], []
     for task, metrics in original.get("results", {}).items():
         samples_file = folder / f"samples_{task}_{ts}.jsonl"
-        scoring = task_scoring(task)
-        if scoring is None or not samples_file.is_file():
+        task_obj = loaded["tasks"].get(task)
+        if task_obj is None or task in subtasks_of or not samples_file.is_file():
             results[task] = metrics
-            if task not in original.get("group_subtasks", {}):
+            if task not in subtasks_of:
                 carried.append(task)
             continue
-        results[task] = _rescore_task(task, samples_file, scoring, target, client)
+        scoring = scoring_of(task_obj)
+        results[task] = _rescore_task(task, samples_file, scoring, target, judge, bootstrap_iters)
         rescored.append(task)
-    for group, subtasks in original.get("group_subtasks", {}).items():
-        if subtasks and all(t in rescored for t in subtasks):
-            results[group] = _group_values(group, subtasks, results, original)
+    for name, group in loaded["groups"].items():
+        leaves = [t.task_name for t in group.get_all_tasks()]
+        if name in results and leaves and all(t in rescored for t in leaves):
+            # lm-eval's own group aggregation: (size-weighted) mean and pooled stderr
+            results[name] = {**group.aggregate(results), "alias": results[name].get("alias", name)}
     return {
         "results": results,
-        "group_subtasks": original.get("group_subtasks", {}),
+        "group_subtasks": subtasks_of,
         "configs": original.get("configs", {}),
         "versions": original.get("versions", {}),
         "n-samples": original.get("n-samples", {}),
@@ -136,8 +148,8 @@ def _rescore_one(
         "rescored": {
             "tasks": rescored,
             "carried_over_unchanged": carried,
-            "judge": client.config.public() if client else None,
-            "judge_calls": client.calls if client else 0,
+            "judge": judge.public() if judge else None,
+            "judge_calls": (client.calls - calls_before) if client else 0,
             "source_results": str(folder / f"results_{ts}.json"),
         },
     }
@@ -148,8 +160,11 @@ def _rescore_task(
     samples_file: Path,
     scoring: TaskScoring,
     target: Path,
-    client: judges.JudgeClient | None,
+    judge: JudgeConfig | None,
+    bootstrap_iters: int,
 ) -> dict[str, Any]:
+    from lm_eval.api.metrics import stderr_for_metric
+
     # the boundary where logged replies enter: a lone surrogate is made safe here, once
     samples, changed = read_logged(samples_file)
     if changed:
@@ -158,49 +173,36 @@ def _rescore_task(
             samples_file,
             changed,
         )
+    for sample in samples:  # the judge is handed to scoring in the document (judges.with_judge)
+        sample["doc"] = judges.with_judge(sample["doc"], judge)
 
     def score(sample: dict[str, Any]) -> dict[str, Any]:
         return scoring.process_results(sample["doc"], list(sample["filtered_resps"]))
 
     # Samples in parallel: each one's judge calls run inside; the pool bounds concurrency.
-    workers = client.config.concurrency if client else 1
+    workers = judge.concurrency if judge else 1
     with ThreadPoolExecutor(max_workers=workers) as pool:
         per_sample = list(pool.map(score, samples))
-    values: dict[str, list[Any]] = {m: [] for m in scoring.aggregations}
+    values: dict[tuple[str, str], list[Any]] = {}
     for sample, metrics in zip(samples, per_sample, strict=True):
         for old in sample.get("metrics", []):
             sample.pop(old, None)
         sample["metrics"] = list(metrics)
         sample.update(metrics)
         for name, value in metrics.items():
-            values.setdefault(name, []).append(value)
+            values.setdefault((name, sample.get("filter", "none")), []).append(value)
     with (target / samples_file.name).open("w", encoding="utf-8") as fh:
         for sample in samples:
             fh.write(json.dumps(sample, default=str, ensure_ascii=False) + "\n")
     out: dict[str, Any] = {"alias": task, "sample_len": len(samples)}
-    for name, agg in scoring.aggregations.items():
-        out[f"{name},none"] = agg(values.get(name, []))
-        out[f"{name}_stderr,none"] = "N/A"
-    return out
-
-
-def _group_values(
-    group: str, subtasks: list[str], results: dict[str, Any], original: dict[str, Any]
-) -> dict[str, Any]:
-    """Group metrics as lm-eval computes them: a (weighted or plain) mean over subtasks."""
-    out: dict[str, Any] = {"alias": original["results"].get(group, {}).get("alias", group)}
-    sizes = {t: results[t].get("sample_len", 0) for t in subtasks}
-    for agg in group_aggregations(group):
-        key = f"{agg['metric']},none"
-        vals = [(results[t][key], sizes[t]) for t in subtasks if key in results[t]]
-        if not vals:
+    for (name, filter_key), items in values.items():
+        agg = scoring.aggregations.get(name)
+        if agg is None:
             continue
-        if agg.get("weight_by_size", True):
-            total = sum(n for _, n in vals)
-            out[key] = sum(v * n for v, n in vals) / total if total else float("nan")
-        else:
-            out[key] = sum(v for v, _ in vals) / len(vals)
-        out[f"{agg['metric']}_stderr,none"] = "N/A"
+        out[f"{name},{filter_key}"] = agg(items)
+        # as lm-eval's evaluator: a closed form or bootstrap where lm-eval has one, else N/A
+        stderr = stderr_for_metric(agg, bootstrap_iters)
+        out[f"{name}_stderr,{filter_key}"] = stderr(items) if stderr and len(items) > 1 else "N/A"
     return out
 
 

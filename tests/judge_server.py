@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from llm_katan.providers.base import generate_dummy_args
@@ -46,6 +47,17 @@ class CountingJudge:
     model: str
     latency: float
     stats: JudgeStats
+
+    def settings(self, concurrency: int, cache: Path) -> dict[str, Any]:
+        """Judge settings for this server (tool mode, the key in SCI_TASKS_JUDGE_API_KEY)."""
+        return {
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key_env": "SCI_TASKS_JUDGE_API_KEY",
+            "structured_output": "tool",
+            "concurrency": concurrency,
+            "cache_dir": str(cache),
+        }
 
     def reset(self) -> None:
         with self.stats.lock:

@@ -23,6 +23,7 @@ from sci_tasks.metrics.constraints import registry
 from sci_tasks.metrics.constraints.registry import Kind
 from sci_tasks.metrics.judge import JudgeClient, JudgeConfig
 from sci_tasks.metrics.judge.prefetch import JudgePrefetch
+from sci_tasks.metrics.reply import normalise_reply
 from sci_tasks.metrics.scimif import check_inputs
 
 from .helpers import console_script
@@ -62,17 +63,6 @@ def run(*args: str, cwd: Path, env: dict[str, str]) -> None:
     assert out.returncode == 0, f"{args[0]} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
 
 
-def judge_settings(judge: CountingJudge, concurrency: int, cache: Path) -> dict[str, Any]:
-    return {
-        "model": judge.model,
-        "base_url": judge.base_url,
-        "api_key_env": "SCI_TASKS_JUDGE_API_KEY",
-        "structured_output": "tool",
-        "concurrency": concurrency,
-        "cache_dir": str(cache),
-    }
-
-
 def lm_eval(
     model: Katan, task: str, out: Path, metadata: dict[str, Any], env: dict[str, str], *extra: str
 ) -> None:
@@ -84,6 +74,26 @@ def lm_eval(
         "--log_samples", "--output_path", str(out), "--metadata", json.dumps(metadata), *extra,
         cwd=out.parent, env=env,
     )  # fmt: skip
+
+
+def at_concurrency_1_and_8(
+    tmp_path: Path,
+    model: Katan,
+    judge: CountingJudge,
+    task: str,
+    data: dict[str, str],
+    env: dict[str, str],
+    *extra: str,
+) -> dict[int, tuple[int, int]]:
+    """Run ``task`` under stock lm_eval at judge concurrency 1 then 8 (outputs in
+    ``out<c>``, judge caches in ``cache<c>``): requests and most in flight of each."""
+    seen = {}
+    for concurrency in (1, 8):
+        judge.reset()
+        meta = {**data, "judge": judge.settings(concurrency, tmp_path / f"cache{concurrency}")}
+        lm_eval(model, task, tmp_path / f"out{concurrency}", meta, env, *extra)
+        seen[concurrency] = (judge.stats.requests, judge.stats.max_in_flight)
+    return seen
 
 
 def logged(out: Path, task: str) -> list[dict[str, Any]]:
@@ -101,16 +111,10 @@ def test_stock_lm_eval_sends_a_tasks_judge_calls_concurrently_with_the_same_verd
     data = scimif_release(tmp_path / "scimif", RECORDS)
     responses = tmp_path / "responses"  # lm-eval's response cache: both runs judge the same text
     with katan(tmp_path, "--max-concurrent", "4") as model, counting_judge(LATENCY) as judge:
-        seen = {}
-        for concurrency in (1, 8):
-            judge.reset()
-            meta = {
-                "SCIMIF_DATA_DIR": str(data),
-                "judge": judge_settings(judge, concurrency, tmp_path / f"cache{concurrency}"),
-            }
-            out = tmp_path / f"out{concurrency}"
-            lm_eval(model, "scimif_chem", out, meta, env, "--use_cache", str(responses))
-            seen[concurrency] = (judge.stats.requests, judge.stats.max_in_flight)
+        seen = at_concurrency_1_and_8(
+            tmp_path, model, judge, "scimif_chem", {"SCIMIF_DATA_DIR": str(data)}, env,
+            "--use_cache", str(responses),
+        )  # fmt: skip
     assert seen[1] == (RECORDS * SCIMIF_PER_RECORD, 1)
     requests, in_flight = seen[8]
     assert requests == RECORDS * SCIMIF_PER_RECORD and 1 < in_flight <= 8
@@ -118,12 +122,15 @@ def test_stock_lm_eval_sends_a_tasks_judge_calls_concurrently_with_the_same_verd
     serial = logged(tmp_path / "out1", "scimif_chem")
     parallel = logged(tmp_path / "out8", "scimif_chem")
     assert [s["resps"] for s in serial] == [s["resps"] for s in parallel]  # the same responses
-    assert [s["filtered_resps"] for s in serial] == [s["resps"][0] for s in serial]  # identity
+    # the prefetch filter changes nothing: what was scored is the normalised reply
+    scored = [[normalise_reply(r) for r in s["resps"][0]] for s in serial]
+    assert [s["filtered_resps"] for s in serial] == scored
     for a, b in zip(serial, parallel, strict=True):
-        assert a["drfr"] == b["drfr"] and a["correct"] == b["correct"]
-        judged = [c for c in a["drfr"]["constraints"] if c["judge"]]
+        assert a["record"] == b["record"] and a["correct"] == b["correct"] == 1.0
+        judged = [c for c in a["record"]["constraints"] if c["judge"]]
         assert len(judged) == 2 and all(c["score"] == 1.0 for c in judged)
-        assert a["correct"]["grade"] == "A"  # the judge's tool-mode answer: grade "A"
+        # the judge's tool-mode answer: grade "A"
+        assert a["record"]["correctness"]["grade"] == "A"
     assert cache_files(tmp_path / "cache1") == cache_files(tmp_path / "cache8")
     assert len(cache_files(tmp_path / "cache1")) == RECORDS * SCIMIF_PER_RECORD
 
@@ -140,20 +147,14 @@ def test_scigen_tasks_judge_concurrently(
 ) -> None:
     data = scigen_folder(tmp_path / "scigen", RECORDS, RECORDS)
     with katan(tmp_path, "--max-concurrent", "4") as model, counting_judge(LATENCY) as judge:
-        seen = {}
-        for concurrency in (1, 8):
-            judge.reset()
-            meta = {
-                "SCIGEN_VERIFY_DATA_DIR": str(data),
-                "judge": judge_settings(judge, concurrency, tmp_path / f"cache{concurrency}"),
-            }
-            lm_eval(model, task, tmp_path / f"out{concurrency}", meta, env)
-            seen[concurrency] = (judge.stats.requests, judge.stats.max_in_flight)
+        seen = at_concurrency_1_and_8(
+            tmp_path, model, judge, task, {"SCIGEN_VERIFY_DATA_DIR": str(data)}, env
+        )
     assert seen[1] == (RECORDS * per_record, 1)
     assert seen[8][0] == RECORDS * per_record and 1 < seen[8][1] <= 8
     for sample in logged(tmp_path / "out8", task):
-        record = sample["acc_a"] if "acc_a" in sample else sample["rubric_points"]
-        if "acc_a" in sample:  # judgement right, explanation and edit judged valid
+        record = sample["record"]
+        if "acc_a" in record:  # judgement right, explanation and edit judged valid
             assert (record["acc_a"], record["acc_e"], record["acc_i"]) == (1.0, 1.0, 1.0)
             assert record["acc_e_judge"].startswith(f"{judge.model} / judge/verify_explanation")
         else:  # the tool-mode judge matches no point to a rule: RR = NHR = 0
@@ -167,7 +168,7 @@ def test_predict_only_never_calls_the_judge_and_sci_eval_and_sci_score_judge_con
     data = scimif_release(tmp_path / "scimif", RECORDS)
     with katan(tmp_path, "--max-concurrent", "4") as model, counting_judge(LATENCY) as judge:
         # generate now, judge later: the filters run, scoring does not, the judge is not asked
-        meta = {"SCIMIF_DATA_DIR": str(data), "judge": judge_settings(judge, 8, tmp_path / "c0")}
+        meta = {"SCIMIF_DATA_DIR": str(data), "judge": judge.settings(8, tmp_path / "c0")}
         lm_eval(model, "scimif_chem", tmp_path / "run", meta, env, "--predict_only")
         assert judge.stats.requests == 0
 
@@ -198,8 +199,8 @@ def test_predict_only_never_calls_the_judge_and_sci_eval_and_sci_score_judge_con
         assert judge.stats.requests == RECORDS * SCIMIF_PER_RECORD
         assert 1 < judge.stats.max_in_flight <= 8
     for sample in logged(tmp_path / "eval", "scimif_chem"):
-        assert sample["correct"]["grade"] == "A"
-        assert all(c["score"] == 1.0 for c in sample["drfr"]["constraints"])
+        assert sample["record"]["correctness"]["grade"] == "A"
+        assert all(c["score"] == 1.0 for c in sample["record"]["constraints"])
 
 
 def test_rule_kind_checkers_never_ask_the_judge() -> None:

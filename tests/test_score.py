@@ -116,12 +116,16 @@ def test_rescoring_with_two_judges_side_by_side_and_no_new_calls(
         calls = first["rescored"]["judge_calls"]
         assert judge.requests_received() == calls >= expected_calls
         assert sorted(first["rescored"]["tasks"]) == ["scimif_bio", "scimif_chem"]
+        # stderr from lm-eval where it has one (CSR: nanmean, bootstrapped), else N/A as lm-eval
+        chem = first["results"]["scimif_chem"]
+        assert isinstance(chem["csr_stderr,none"], float) and chem["csr_stderr,none"] >= 0
+        assert chem["drfr_stderr,none"] == "N/A"  # a ratio of sums: no stderr in lm-eval
 
         # every judged constraint now has a verdict from the judge, with its provenance
         seen = 0
         for path in (run_dir / "scores" / "katan-tool").rglob("samples_*.jsonl"):
             for line in path.read_text().splitlines():
-                for v in json.loads(line)["drfr"]["constraints"]:
+                for v in json.loads(line)["record"]["constraints"]:
                     c = registry.resolve(v["name"])
                     if c is not None and c.kind is Kind.JUDGE:
                         seen += 1
@@ -224,7 +228,7 @@ def test_stock_lm_eval_takes_the_judge_from_metadata(tmp_path: Path, env: dict[s
         v
         for path in (tmp_path / "run").rglob("samples_*.jsonl")
         for line in path.read_text().splitlines()
-        for v in json.loads(line)["drfr"]["constraints"]
+        for v in json.loads(line)["record"]["constraints"]
     ]
     judged = [v for v in verdicts if v["judge"]]
     assert judged and all(v["judge"].startswith("judge-model / judge/") for v in judged)

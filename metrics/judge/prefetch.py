@@ -7,7 +7,7 @@ its responses (``Filter.apply(resps, docs)``) before any document is scored. Our
 their filter pipeline with ``JudgePrefetch``, which passes every response through
 unchanged and schedules the batch. When scoring starts (the first ``process_results`` of
 a scheduled document asks ``judge_in_force``), the whole batch is scored once in a pool of
-``concurrency`` threads with the judge in force, its results thrown away: every judge
+``concurrency`` threads with the judge its documents carry, its results thrown away: every judge
 question the scoring asks (judged constraints, extraction by rule checkers, correctness,
 SciGen-Verify explanation and edit, SciGen-Rubric matching) is sent, at most
 ``concurrency`` at a time, exactly as the scoring itself builds it. The scoring that
@@ -158,7 +158,8 @@ def send(
 
 _lock = threading.Lock()
 _batches = itertools.count()
-_pending: dict[int, tuple[str, list[Mapping[str, Any]], list[str]]] = {}  # number -> batch
+# number -> (benchmark, judge, documents, responses)
+_pending: dict[int, tuple[str, JudgeClient, list[Mapping[str, Any]], list[str]]] = {}
 _batch_of: dict[str, int] = {}  # fingerprint of (doc, response) -> batch number
 
 
@@ -167,33 +168,44 @@ def _fingerprint(doc: Mapping[str, Any], response: object) -> str:
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def judge_of(doc: Mapping[str, Any]) -> JudgeClient | None:
+    """The client for the judge ``doc`` was loaded with (``judges.config_of``)."""
+    if judges.JUDGE_FIELD in doc:
+        return judges.client_for(judges.config_of(doc))
+    return judges.legacy_client()
+
+
 def schedule(benchmark: str, docs: Sequence[Mapping[str, Any]], responses: Sequence[str]) -> None:
-    """Remember a task's documents and responses; ``judge_in_force`` sends them."""
-    judge = judges.active()
-    if judge is None or judge.config.concurrency < 2 or not docs:
-        return
-    batch = (benchmark, list(docs), list(responses))
+    """Remember a task's documents and responses, by judge; ``judge_in_force`` sends them."""
+    batches: dict[JudgeClient, tuple[list[Mapping[str, Any]], list[str]]] = {}
+    for doc, response in zip(docs, responses, strict=True):
+        judge = judge_of(doc)
+        if judge is not None and judge.config.concurrency >= 2:
+            batch_docs, batch_responses = batches.setdefault(judge, ([], []))
+            batch_docs.append(doc)
+            batch_responses.append(response)
     with _lock:
-        number = next(_batches)
-        _pending[number] = batch
-        for doc, response in zip(batch[1], batch[2], strict=True):
-            _batch_of[_fingerprint(doc, response)] = number
+        for judge, (batch_docs, batch_responses) in batches.items():
+            number = next(_batches)
+            _pending[number] = (benchmark, judge, batch_docs, batch_responses)
+            for doc, response in zip(batch_docs, batch_responses, strict=True):
+                _batch_of[_fingerprint(doc, response)] = number
 
 
 def judge_in_force(doc: Mapping[str, Any], response: object) -> JudgeClient | None:
-    """The judge for scoring ``response`` to ``doc`` (``judges.active()``), after sending the
-    judge questions of the batch it was scheduled in, if that has not happened yet."""
-    judge = judges.active()
+    """The judge for scoring ``response`` to ``doc`` (the one the document carries), after
+    sending the judge questions of the batch it was scheduled in, if that has not happened."""
+    judge = judge_of(doc)
     if not _batch_of:  # nothing scheduled: the common case costs one dict check
         return judge
     with _lock:  # concurrent scorers (sci-score) wait for the batch instead of racing it
         number = _batch_of.get(_fingerprint(doc, response))
         batch = _pending.pop(number, None) if number is not None else None
         if batch is not None:
-            benchmark, docs, responses = batch
+            benchmark, batch_judge, docs, responses = batch
             for d, r in zip(docs, responses, strict=True):
                 _batch_of.pop(_fingerprint(d, r), None)
-            send(benchmark, docs, responses, judge)
+            send(benchmark, docs, responses, batch_judge)
     return judge
 
 

@@ -10,17 +10,16 @@ from typing import Any
 from PIL import Image
 
 from sci_tasks.data.scigen_verify import load_for_lm_eval, load_rubric_for_lm_eval
+from sci_tasks.hooks import with_judge
 from sci_tasks.images import budget_of, open_images
-from sci_tasks.metrics.judge import configure_from_metadata
 from sci_tasks.metrics.verify import edit_images
 from sci_tasks.prompts import render
 
 
 def load(category: str | None = None, **metadata: Any) -> Any:
-    """``custom_dataset``: lm-eval passes ``--metadata`` here, the one hook that sees it, so
-    the per-run judge settings (``{"judge": {...}}``) are taken up here too."""
-    configure_from_metadata(metadata)
-    return load_for_lm_eval(category, **metadata)
+    """``custom_dataset``: lm-eval passes ``--metadata`` here, the one hook that sees it; each
+    document carries the run's judge (``sci_tasks.hooks.with_judge``)."""
+    return with_judge(load_for_lm_eval(category, **metadata), metadata)
 
 
 def doc_to_text(doc: dict[str, Any]) -> str:
@@ -41,8 +40,7 @@ def doc_to_target(doc: dict[str, Any]) -> str:
 
 
 def load_rubric(**metadata: Any) -> Any:
-    configure_from_metadata(metadata)
-    return load_rubric_for_lm_eval(**metadata)
+    return with_judge(load_rubric_for_lm_eval(**metadata), metadata)
 
 
 def rubric_doc_to_text(doc: dict[str, Any]) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 from PIL import Image
 
 from sci_tasks.data.scimif import load_for_lm_eval
-from sci_tasks.metrics.judge import configure_from_metadata
+from sci_tasks.hooks import with_judge
 from sci_tasks.prompts import render
 
 
@@ -21,7 +21,6 @@ def doc_to_image(doc: dict[str, Any]) -> list[Image.Image]:
 
 
 def load(discipline: str, **metadata: Any) -> Any:
-    """``custom_dataset``: lm-eval passes ``--metadata`` here, the one hook that sees it, so
-    the per-run judge settings (``{"judge": {...}}``) are taken up here too."""
-    configure_from_metadata(metadata)
-    return load_for_lm_eval(discipline, **metadata)
+    """``custom_dataset``: lm-eval passes ``--metadata`` here, the one hook that sees it; each
+    document carries the run's judge (``sci_tasks.hooks.with_judge``)."""
+    return with_judge(load_for_lm_eval(discipline, **metadata), metadata)
