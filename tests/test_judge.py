@@ -86,10 +86,10 @@ def test_backoff_honours_retry_after_and_grows_exponentially() -> None:
     client = JudgeClient(
         JudgeConfig("m", "http://127.0.0.1:9/v1", backoff_initial=1, backoff_max=8)
     )
-    assert client._backoff(1, retry_after=3.0) == 3.0
-    assert client._backoff(1, retry_after=60.0) == 8.0  # capped
-    assert all(0 <= client._backoff(4, None) <= 8.0 for _ in range(50))
-    assert max(client._backoff(3, None) for _ in range(200)) > 1.0  # window 4 s at attempt 3
+    assert client.backoff(1, retry_after=3.0) == 3.0
+    assert client.backoff(1, retry_after=60.0) == 8.0  # capped
+    assert all(0 <= client.backoff(4, None) <= 8.0 for _ in range(50))
+    assert max(client.backoff(3, None) for _ in range(200)) > 1.0  # window 4 s at attempt 3
 
 
 # --- against the server ------------------------------------------------------------------

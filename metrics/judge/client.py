@@ -9,9 +9,9 @@ What it guarantees (spec ``judges.md``):
 * a disk cache of the server's raw replies, keyed by judge model + full prompt + image
   hashes + decoding settings + schema + attempt number: re-scoring the same outputs makes
   zero calls and reaches the same verdicts;
-* bounded concurrency; exponential backoff that honours ``Retry-After`` on 429 / 5xx and
-  retries timeouts; every call has a timeout and a bounded number of attempts, so a run
-  never hangs; each failure keeps its true reason;
+* bounded concurrency; retries by tenacity, with exponential backoff that honours
+  ``Retry-After`` on 429 / 5xx and retries timeouts; every call has a timeout and a bounded
+  number of attempts, so a run never hangs; each failure keeps its true reason;
 * nothing a server sends takes a run down: an HTTP 200 body that is not a chat completion
   is retried, then unscored as ``malformed reply: ...``; a cache folder that cannot be
   written is skipped with one warning; after ``unavailable_after`` consecutive connection
@@ -28,7 +28,6 @@ import json
 import logging
 import mimetypes
 import os
-import random
 import re
 import threading
 from collections.abc import Mapping, Sequence
@@ -39,6 +38,14 @@ from typing import Any
 
 import jsonschema
 import openai
+from tenacity import (
+    RetryCallState,
+    RetryError,
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_random_exponential,
+)
 
 from sci_tasks.cache import cache_root
 from sci_tasks.text import safe_text, safe_value
@@ -277,6 +284,9 @@ class JudgeClient:
         self._down_in_a_row = 0  # consecutive connection failures / timeouts
         self._unavailable = threading.Event()  # set: the judge is down for this run
         self._unavailable_reason = ""
+        self._jitter = wait_random_exponential(
+            multiplier=config.backoff_initial, max=config.backoff_max
+        )
 
     # -- public ---------------------------------------------------------------------------
 
@@ -290,43 +300,26 @@ class JudgeClient:
         same attempt of the same request was answered before. Never raises: whatever goes
         wrong is an unscored reply with its reason."""
         cfg = self.config
-        last, from_cache, attempt = "no attempt made", True, 0
+        sent = [False]  # whether any attempt went to the server (else: all from the cache)
+        attempt = 0
         try:
             base_key = self.cache_key(request)
-            for attempt in range(1, cfg.max_attempts + 1):
-                key = f"{base_key}-{attempt}"
-                try:
-                    content = self._cached(key)
-                    if content is None:
-                        if self._unavailable.is_set():  # cached replies still count
-                            return self._reply_unavailable(request, attempt - 1)
-                        from_cache = False
-                        content = self._call(request)
-                        self._store(key, content)
-                    data = parse_strict(content, request.schema)
-                    return JudgeReply(
-                        data, None, cfg.model, request.prompt_version, attempt, from_cache
-                    )
-                except ReplyError as exc:
-                    last, wait = f"unparseable reply: {exc}", 0.0
-                except _Retryable as exc:
-                    last, wait = exc.reason, self._backoff(attempt, exc.retry_after)
-                    if self._count_failure(exc):
-                        return self._reply_unavailable(request, attempt)
-                except _Refused as exc:
-                    log.warning("judge %s: %s", cfg.model, exc)
-                    return JudgeReply(None, str(exc), cfg.model, request.prompt_version, attempt)
-                if attempt < cfg.max_attempts and wait > 0:
-                    self._unavailable.wait(wait)  # woken at once if the judge goes down
+            for trial in self._retrying():
+                with trial:
+                    attempt = trial.retry_state.attempt_number
+                    return self._attempt(request, f"{base_key}-{attempt}", attempt, sent)
+        except RetryError as exc:  # every attempt failed: the last one's reason
+            last = exc.last_attempt.exception()
+            reason = f"{_reason(last)} (after {cfg.max_attempts} attempts)"
+            log.warning("judge %s: %s", cfg.model, reason)
+            return JudgeReply(
+                None, reason, cfg.model, request.prompt_version, cfg.max_attempts, not sent[0]
+            )
         except Exception as exc:  # a bug or an unreadable image must not end the run
             reason = f"judge client error: {type(exc).__name__}: {exc}"
             log.warning("judge %s: %s", cfg.model, reason)
             return JudgeReply(None, reason, cfg.model, request.prompt_version, attempt)
-        reason = f"{last} (after {cfg.max_attempts} attempts)"
-        log.warning("judge %s: %s", cfg.model, reason)
-        return JudgeReply(
-            None, reason, cfg.model, request.prompt_version, cfg.max_attempts, from_cache
-        )
+        raise AssertionError("unreachable: tenacity either returns or raises RetryError")
 
     def ask_many(self, requests: Sequence[JudgeRequest]) -> list[JudgeReply]:
         """All requests, at most ``config.concurrency`` in flight; order is kept."""
@@ -334,6 +327,17 @@ class JudgeClient:
             return [self.ask(r) for r in requests]
         with ThreadPoolExecutor(max_workers=self.config.concurrency) as pool:
             return list(pool.map(self.ask, requests))
+
+    def backoff(self, attempt: int, retry_after: float | None = None) -> float:
+        """Seconds to wait after transient failure number ``attempt``: the server's
+        Retry-After (capped at ``backoff_max``), else tenacity's exponential backoff with full
+        jitter (uniform in 0 .. min(backoff_max, backoff_initial * 2**(attempt-1))), so
+        concurrent workers do not retry in lockstep."""
+        if retry_after is not None:
+            return min(retry_after, self.config.backoff_max)
+        state = RetryCallState(Retrying(), None, (), {})
+        state.attempt_number = attempt
+        return float(self._jitter(state))
 
     def cache_key(self, request: JudgeRequest) -> str:
         material = {
@@ -350,6 +354,50 @@ class JudgeClient:
         return hashlib.sha256(blob).hexdigest()
 
     # -- internals ------------------------------------------------------------------------
+
+    def _retrying(self) -> Retrying:
+        """tenacity's loop: unparseable replies and transient failures are retried, at most
+        ``max_attempts`` in all; the wait is woken at once when the judge goes down."""
+        return Retrying(
+            stop=stop_after_attempt(self.config.max_attempts),
+            wait=self._wait,
+            sleep=self._sleep,
+            retry=retry_if_exception_type((ReplyError, _Retryable)),
+        )
+
+    def _attempt(
+        self, request: JudgeRequest, key: str, attempt: int, sent: list[bool]
+    ) -> JudgeReply:
+        """One attempt: a reply (verdict, refusal or judge down), or ReplyError / _Retryable
+        to try again."""
+        cfg = self.config
+        content = self._cached(key)
+        if content is None:
+            if self._unavailable.is_set():  # cached replies still count
+                return self._reply_unavailable(request, attempt - 1)
+            sent[0] = True
+            try:
+                content = self._call(request)
+            except _Retryable as exc:
+                if self._count_failure(exc):
+                    return self._reply_unavailable(request, attempt)
+                raise
+            except _Refused as exc:
+                log.warning("judge %s: %s", cfg.model, exc)
+                return JudgeReply(None, str(exc), cfg.model, request.prompt_version, attempt)
+            self._store(key, content)
+        data = parse_strict(content, request.schema)
+        return JudgeReply(data, None, cfg.model, request.prompt_version, attempt, not sent[0])
+
+    def _wait(self, state: RetryCallState) -> float:
+        # no wait before asking again after an unparseable reply
+        exc = state.outcome.exception() if state.outcome else None
+        if not isinstance(exc, _Retryable):
+            return 0.0
+        return self.backoff(state.attempt_number, exc.retry_after)
+
+    def _sleep(self, seconds: float) -> None:
+        self._unavailable.wait(seconds)  # woken at once if the judge goes down meanwhile
 
     def _count_failure(self, exc: _Retryable) -> bool:
         """Count a connection failure / timeout; True when it makes the judge unavailable."""
@@ -459,12 +507,13 @@ class JudgeClient:
         with self._lock:
             self._down_in_a_row = 0
 
-    def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        cfg = self.config
-        if retry_after is not None:
-            return min(retry_after, cfg.backoff_max)
-        # exponential with full jitter, so concurrent workers do not retry in lockstep
-        return random.uniform(0, min(cfg.backoff_max, cfg.backoff_initial * 2 ** (attempt - 1)))
+
+def _reason(exc: BaseException | None) -> str:
+    if isinstance(exc, ReplyError):
+        return f"unparseable reply: {exc}"
+    if isinstance(exc, _Retryable):
+        return exc.reason
+    return str(exc)
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
