@@ -260,21 +260,20 @@ def _number(value: float | None) -> float:
     return math.nan if value is None else float(value)
 
 
-def ratio_of_sums(parts: Iterable[dict[str, Any]]) -> float:
+def ratio_of_sums(parts: Iterable[Mapping[str, float]]) -> float:
     """Aggregation for drfr: total satisfied over total scored constraints."""
-    satisfied = scored = 0.0
-    for p in parts:
-        satisfied += p["satisfied"]
-        scored += p["scored"]
-    return satisfied / scored if scored else math.nan
+    return _ratio(parts, "satisfied", "scored")
 
 
-def unscored_rate(parts: Iterable[dict[str, int]]) -> float:
-    unscored = count = 0
-    for p in parts:
-        unscored += p["unscored"]
-        count += p["total"]
-    return unscored / count if count else math.nan
+def unscored_rate(parts: Iterable[Mapping[str, float]]) -> float:
+    """Aggregation for unscored_rate: unscored constraints over all constraints."""
+    return _ratio(parts, "unscored", "total")
+
+
+def _ratio(parts: Iterable[Mapping[str, float]], numerator: str, denominator: str) -> float:
+    rows = list(parts)
+    total = sum(p[denominator] for p in rows)
+    return sum(p[numerator] for p in rows) / total if total else math.nan
 
 
 def _mean(values: Iterable[float | None]) -> float:

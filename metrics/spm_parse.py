@@ -45,15 +45,14 @@ from sci_tasks.metrics.reply import json_objects
 _ANSWER_TAG = re.compile(
     r"<\s*(?:answer|a)\s*>(?P<rest>.*?)(?=<\s*/?\s*[a-z]+\s*>|$)", re.IGNORECASE | re.DOTALL
 )
+_VALUE = r"(?P<value>[+-]?(?:\d+(?:\.\d*)?|\.\d+))"  # a stated confidence: 0.8, .8, 80
 _CONFIDENCE_TAG = re.compile(
-    r"<\s*confidence\s*>\s*(?P<value>[+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*(?P<pct>%)?\s*"
-    r"(?=<\s*/\s*confidence\s*>|$)",
-    re.IGNORECASE,
+    rf"<\s*confidence\s*>\s*{_VALUE}\s*(?P<pct>%)?\s*(?=<\s*/\s*confidence\s*>|$)", re.IGNORECASE
 )
 _ANSWER_LINE = re.compile(r"\banswers?[ \t]*\**[ \t]*[:：][ \t]*(?P<rest>[^\n]*)", re.IGNORECASE)
 _CONFIDENCE = re.compile(
     r"\bconfidence(?:[ \t]+(?:level|score))?[ \t]*\**[ \t]*[:=][ \t]*\**[ \t]*"
-    r"(?P<value>[+-]?(?:\d+(?:\.\d*)?|\.\d+))[ \t]*(?P<pct>%)?",
+    rf"{_VALUE}[ \t]*(?P<pct>%)?",
     re.IGNORECASE,
 )
 _JSON_ANSWER_KEYS = ("answer", "answers", "final_answer", "a")

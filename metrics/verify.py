@@ -33,18 +33,17 @@ from sci_tasks.prompts import render, version
 
 EXPLANATION_TEMPLATE = "judge/verify_explanation.jinja"
 EDIT_TEMPLATE = "judge/verify_edit.jinja"
-EXPLANATION_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"equivalent": {"type": "boolean"}, "reason": {"type": "string"}},
-    "required": ["equivalent", "reason"],
-    "additionalProperties": False,
-}
-EDIT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"valid": {"type": "boolean"}, "reason": {"type": "string"}},
-    "required": ["valid", "reason"],
-    "additionalProperties": False,
-}
+
+
+def verdict_schema(key: str) -> dict[str, Any]:
+    """A judge's reply: the boolean ``key`` and a one-line reason, nothing else."""
+    properties = {key: {"type": "boolean"}, "reason": {"type": "string"}}
+    return {"type": "object", "properties": properties, "required": [key, "reason"],
+            "additionalProperties": False}  # fmt: skip
+
+
+EXPLANATION_SCHEMA = verdict_schema("equivalent")
+EDIT_SCHEMA = verdict_schema("valid")
 
 
 # --- pure formulas -----------------------------------------------------------------------------

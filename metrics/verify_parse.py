@@ -92,16 +92,6 @@ class VerifyParse:
     def parsed(self) -> bool:
         return self.judgement is not None
 
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "judgement": self.judgement,
-            "explanation": self.explanation,
-            "edit": self.edit,
-            "tagged": self.tagged,
-            "note": self.note,
-            "form": self.form,
-        }
-
 
 # --- tags --------------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import pytest
 import sci_tasks
 from sci_tasks.resolvers import package_dir
 
-from .helpers import console_script
+from .commands import run_ok
 
 pytestmark = pytest.mark.e2e
 
@@ -29,16 +29,7 @@ METRICS = ("csr", "isr", "drfr", "unscored", "unscored_rate", "bundled_samples")
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    out = subprocess.run(
-        [console_script(args[0]), *args[1:]],
-        capture_output=True,
-        text=True,
-        env=ENV,
-        cwd=cwd,
-        timeout=1200,
-    )
-    assert out.returncode == 0, f"{args[0]} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
-    return out
+    return run_ok(*args, cwd=cwd, env=ENV, timeout=1200)
 
 
 def only(paths: list[Path]) -> Path:
@@ -58,7 +49,7 @@ def check_outputs(folder: Path, task: str, limit: int) -> dict[str, Any]:
     assert len(samples) == limit
     for sample in samples:
         assert sample["resps"][0][0].strip(), "the model produced no text"
-        verdicts = sample["drfr"]["constraints"]
+        verdicts = sample["record"]["constraints"]
         wanted = [i["instruction_name"] for i in sample["doc"]["instruction_list"]]
         assert [v["name"] for v in verdicts] == wanted
         for v in verdicts:

@@ -21,7 +21,6 @@ import json
 import math
 import os
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,7 @@ from sci_tasks.data.locate import samples_dir
 from sci_tasks.report.scigen_verify import load_records, write_report
 from sci_tasks.report.scigen_verify import main as report_main
 
-from .helpers import console_script
+from .commands import run_ok as run
 from .servers import KATAN_KEY, Katan, katan
 
 MARKER = "[image:image/png]"
@@ -63,15 +62,6 @@ def env() -> dict[str, str]:
         k for k in out if k.startswith("SCI_TASKS_JUDGE_") and k != "SCI_TASKS_JUDGE_API_KEY"
     ]:
         out.pop(key)  # no judge while generating
-    return out
-
-
-def run(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    out = subprocess.run(
-        [console_script(args[0]), *args[1:]],
-        capture_output=True, text=True, env=env, cwd=cwd, timeout=600,
-    )  # fmt: skip
-    assert out.returncode == 0, f"{args[0]} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
     return out
 
 
@@ -142,7 +132,8 @@ def test_bundled_samples_images_arrive_and_an_echo_earns_nothing(
                 assert reply.count(MARKER) == n_images >= 1, reply[:300]
                 assert doc["instruction"] in reply
                 editing += n_images == 2
-                record = row["acc_a"]
+                record = row["record"]
+                assert row["acc_a"] == record["acc_a"] == 0.0  # a number: lm-eval's stderr
                 # the echo repeats the prompt: its placeholder answer is no judgement
                 assert record["judgement"] is None and record["tagged"]
                 assert (record["acc_a"], record["acc_e"]) == (0.0, 0.0)
@@ -275,10 +266,10 @@ def test_verdicts_rescored_by_judges_without_regenerating(
         assert rub["rubric_points,none"] == 1.5  # (3 + 0) / 2
         rows = {r["doc"]["id"]: r for r in samples(out, "scigen_verify_instruction_following")}
         assert rows["b6"]["resps"][0][0].count(MARKER) == 2  # source + candidate
-        assert rows["b2"]["acc_a"]["edit"] == "Point N up."
+        assert rows["b2"]["record"]["edit"] == "Point N up."
         for row in samples(out, "scigen_rubric"):
             assert MARKER not in row["resps"][0][0]  # text-only task
-        assert rows["b1"]["acc_a"]["edit"] is None  # the prompt's placeholder edit, ignored
+        assert rows["b1"]["record"]["edit"] is None  # the prompt's placeholder edit, ignored
 
         # sci-score with a tool-mode judge: judged values, one call per judge question
         cache = tmp_path / "judge-cache"
@@ -298,7 +289,7 @@ def test_verdicts_rescored_by_judges_without_regenerating(
             for path in (out / "scores" / "katan-tool").rglob("samples_scigen_verify_*.jsonl")
             for line in path.read_text().splitlines()
         ]
-        judged = {r["acc_a"]["id"]: r["acc_a"] for r in rescored_rows}
+        judged = {r["record"]["id"]: r["record"] for r in rescored_rows}
         assert judged["b6"]["acc_i_judge"].startswith("judge-model / judge/verify_edit.jinja@")
         assert judged["b1"]["acc_e_judge"].startswith(
             "judge-model / judge/verify_explanation.jinja@"

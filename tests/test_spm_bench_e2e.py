@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ import sci_tasks
 from sci_tasks.metrics.spm import count_tokens
 from sci_tasks.report.spm_bench import load_records, write_report
 
-from .helpers import console_script
+from .commands import run_ok
 from .servers import KATAN_KEY, katan
 
 METRICS = ("em", "spc", "sip_f1", "f1", "delta", "ece", "output_tokens", "unparsed_rate",
@@ -41,19 +40,16 @@ def test_lm_eval_sends_every_image_and_reports_every_metric(tmp_path: Path) -> N
     for key in ("SCI_TASKS_DATA_DIR", "SPM_BENCH_DATA_DIR"):
         env.pop(key, None)  # the bundled samples
     with katan(tmp_path) as server:
-        run = subprocess.run(
-            [
-                console_script("lm_eval"), "--model", "local-chat-completions",
-                "--model_args", f"model={server.model},base_url={server.chat_url},max_images=4,"
-                "num_concurrent=1,max_retries=1",
-                "--apply_chat_template", "--tasks", "spm_bench,spm_bench_topology",
-                "--include_path", sci_tasks.include_path(),
-                "--metadata", json.dumps({"sip_lambda": 0.5}),
-                "--log_samples", "--output_path", str(out),
-            ],
-            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600,
+        run_ok(
+            "lm_eval", "--model", "local-chat-completions",
+            "--model_args", f"model={server.model},base_url={server.chat_url},max_images=4,"
+            "num_concurrent=1,max_retries=1",
+            "--apply_chat_template", "--tasks", "spm_bench,spm_bench_topology",
+            "--include_path", sci_tasks.include_path(),
+            "--metadata", json.dumps({"sip_lambda": 0.5}),
+            "--log_samples", "--output_path", str(out),
+            cwd=tmp_path, env=env,
         )  # fmt: skip
-        assert run.returncode == 0, f"lm_eval failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
         assert server.requests_received() == 16 + 2  # the group's 16 questions, topology's 2
 
     (results_file,) = out.rglob("results_*.json")
@@ -74,11 +70,12 @@ def test_lm_eval_sends_every_image_and_reports_every_metric(tmp_path: Path) -> N
             assert doc["question"] in reply and f"A. {doc['options'][0]}" in reply
             multi_image += len(doc["images"]) > 1
             # the echo repeats the prompt's answer template, which must not count as an answer
-            record = row["delta"]
+            record = row["record"]
+            assert row["delta"] == {"spc": record["spc"], "sip_f1": record["sip_f1"]}
             assert not record["parsed"] and record["prediction"] == []
             assert record["parse_note"].startswith("last answer line unreadable: '<the labels")
             assert (record["sip_lambda"], record["sip_gamma"]) == (0.5, 6.0)  # from --metadata
-            assert row["output_tokens"] == count_tokens(reply)
+            assert row["output_tokens"] == count_tokens(row["filtered_resps"][0])
     assert (
         multi_image == 7 + 1
     )  # the group's seven two-image questions; spm-stm-003 again in topology
