@@ -27,45 +27,36 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tabulate import tabulate
-
-from sci_tasks import stats
-from sci_tasks.data.jsonl import read_objects
+from sci_tasks import benchmarks, stats
+from sci_tasks.benchmarks import Benchmark
+from sci_tasks.data.jsonl import read_samples
 from sci_tasks.data.locate import DataError
+from sci_tasks.data.scimif import BENCHMARK as SCIMIF
 from sci_tasks.data.scimif import SHORT
 from sci_tasks.manifest import MANIFEST, NOT_DECIDING, _flat
 from sci_tasks.metrics.constraints.registry import Group
-from sci_tasks.report import newest_samples
+from sci_tasks.report import markdown_table, newest_samples
 from sci_tasks.report import scimif as scimif_report
 
 OUT_NAME = "leaderboard"
 _SKIP = {"scores", "report", OUT_NAME}  # sci-score / sci-report / our own output in a job
 
-# --- benchmarks we know -------------------------------------------------------------------
+# --- benchmarks we know (sci_tasks.benchmarks) ---------------------------------------------
 
+# SciMIF has its own columns: per discipline, Overall (mean ISR), DRFR per functional group.
 DISCIPLINES = scimif_report.DISCIPLINES  # chemistry, geography, biology, material, physics
 SCIMIF_TASK = {d: f"scimif_{s}" for d, s in SHORT.items()}
-SCIMIF_METRICS = (("CSR", "csr,none"), ("ISR", "isr,none"), ("DRFR", "drfr,none"))
+SCIMIF_METRICS = SCIMIF.columns
 GROUPS = tuple(g.value for g in Group)  # the paper's ten functional groups
 
-SPM_GROUP = "spm_bench"
-SPM_TASKS = ("spm_bench_stm", "spm_bench_afm", "spm_bench_sem", "spm_bench_tem")
-SPM_METRICS = (("EM", "em,none"), ("SPC", "spc,none"), ("SIP-F1", "sip_f1,none"),
-               ("Delta", "delta,none"))  # fmt: skip
-
-VERIFY_GROUP = "scigen_verify"
-VERIFY_TASKS = (
-    "scigen_verify_instruction_following",
-    "scigen_verify_multidisciplinary_reasoning",
-    "scigen_verify_world_knowledge",
-)
-VERIFY_METRICS = (("Acc_a", "acc_a,none"), ("Acc_e", "acc_e,none"), ("Acc_i", "acc_i,none"))
-
-# Our benchmarks' task-name prefixes: reported by their own sections (other tasks of ours,
-# e.g. SciMIF task types or SPM-Bench field tasks, are left to sci-report).
-BENCHMARKS = {"scimif": "SciMIF", "spm_bench": "SPM-Bench", "scigen_": "SciGen"}
-OUR_PREFIXES = tuple(BENCHMARKS)
-COUNT_COLUMNS = {"SciMIF Overall disciplines", "SPM-Bench questions"}
+# Every other benchmark: its declared columns from its lm-eval group (or the group's splits).
+# Other tasks of ours (SciMIF task types, SPM-Bench field tasks, ...) are left to sci-report.
+POOLED = tuple(b for b in benchmarks.all_benchmarks() if b.name != SCIMIF.name)
+OUR_PREFIXES = tuple(p for b in benchmarks.all_benchmarks() for p in b.prefixes)
+COUNT_COLUMNS = {
+    "SciMIF Overall disciplines",
+    *(f"{b.title} {b.count_column}" for b in POOLED if b.count_column),
+}
 
 # Standard lm-eval tasks: the headline metric shown for each (lm-eval's results key). A task
 # not listed here shows its first numeric, non-stderr metric in the order lm-eval wrote them;
@@ -241,10 +232,10 @@ class Leaderboard:
             cols += ["SciMIF Overall", "SciMIF Overall disciplines"]
         if self._any("SciMIF DRFR "):
             cols += [f"SciMIF DRFR {g}" for g in GROUPS]
-        if self._any("SPM-Bench "):
-            cols += ["SPM-Bench questions", *(f"SPM-Bench {label}" for label, _ in SPM_METRICS)]
-        if self._any("SciGen-Verify "):
-            cols += [f"SciGen-Verify {label}" for label, _ in VERIFY_METRICS]
+        for b in POOLED:
+            if self._any(f"{b.title} "):
+                cols += [f"{b.title} {b.count_column}"] if b.count_column else []
+                cols += [f"{b.title} {label}" for label, _ in b.columns]
         cols += [standard_column(t, k) for t, k in self.standard_columns]
         return cols
 
@@ -346,16 +337,17 @@ def _model_row(model: str, jobs: list[Job], notes: list[str]) -> ModelRow:
             )
     row = ModelRow(model, [j for j in jobs if len(j.superseded) < len(j.tasks)])
     _scimif(row, entries, notes)
-    _pooled(row, entries, SPM_GROUP, SPM_TASKS, SPM_METRICS, "SPM-Bench", notes)
-    _pooled(row, entries, VERIFY_GROUP, VERIFY_TASKS, VERIFY_METRICS, "SciGen-Verify", notes)
+    for benchmark in POOLED:
+        _pooled(row, entries, benchmark, notes)
     _standard(row, entries)
     _uncertainty(row, entries, notes)
+    titles = [b.title for b in benchmarks.all_benchmarks()]
     for e in entries.values():
-        if e.task.startswith(OUR_PREFIXES) and _num(e.values.get("bundled_samples,none")) > 0:
-            bench = next(v for k, v in BENCHMARKS.items() if e.task.startswith(k))
-            if bench not in row.bundled:
-                row.bundled.append(bench)
-    row.bundled.sort(key=list(BENCHMARKS.values()).index)  # not by which job finished first
+        bench = benchmarks.of_task(e.task)
+        if bench and _num(e.values.get("bundled_samples,none")) > 0:
+            if bench.title not in row.bundled:
+                row.bundled.append(bench.title)
+    row.bundled.sort(key=titles.index)  # not by which job finished first
     return row
 
 
@@ -421,22 +413,18 @@ def _scimif(row: ModelRow, entries: Mapping[str, Entry], notes: list[str]) -> No
 
 
 def _pooled(
-    row: ModelRow,
-    entries: Mapping[str, Entry],
-    group: str,
-    tasks: Sequence[str],
-    metrics: Sequence[tuple[str, str]],
-    title: str,
-    notes: list[str],
+    row: ModelRow, entries: Mapping[str, Entry], benchmark: Benchmark, notes: list[str]
 ) -> None:
     """A benchmark's headline values: its lm-eval group when present, otherwise the
     size-weighted mean over the subtasks present (what the group would report over them)."""
+    group, tasks, metrics = benchmark.group, benchmark.splits, benchmark.columns
+    title, count = benchmark.title, f"{benchmark.title} {benchmark.count_column}"
     if group in entries:
         chosen = entries[group]
         for label, key in metrics:
             row.values[f"{title} {label}"] = _num(chosen.values.get(key))
-        if title == "SPM-Bench":
-            row.values["SPM-Bench questions"] = _num(chosen.values.get("sample_len"))
+        if benchmark.count_column:
+            row.values[count] = _num(chosen.values.get("sample_len"))
         newer = [t for t in tasks if t in entries and entries[t].job.stamp > chosen.job.stamp]
         if newer:
             notes.append(
@@ -454,8 +442,8 @@ def _pooled(
         row.values[f"{title} {label}"] = (
             sum(v * n for v, n in zip(vals, sizes, strict=True)) / total if total else math.nan
         )
-    if title == "SPM-Bench":
-        row.values["SPM-Bench questions"] = total
+    if benchmark.count_column:
+        row.values[count] = total
     notes.append(
         f"`{row.model}`: no `{group}` group results; {title} values are the size-weighted "
         f"means over {', '.join(f'`{e.task}`' for e in present)}."
@@ -486,14 +474,11 @@ def _bootstrap_columns() -> dict[str, tuple[str, tuple[str, ...], str | None]]:
     for d, task in SCIMIF_TASK.items():
         for label, key in SCIMIF_METRICS:
             cols[f"SciMIF {d} {label}"] = (key.split(",")[0], (task,), None)
-    for title, group, tasks, metrics in (
-        ("SPM-Bench", SPM_GROUP, SPM_TASKS, SPM_METRICS),
-        ("SciGen-Verify", VERIFY_GROUP, VERIFY_TASKS, VERIFY_METRICS),
-    ):
-        for label, key in metrics:
+    for b in POOLED:
+        for label, key in b.columns:
             metric = key.split(",")[0]
             if metric in stats.SAMPLE_PARTS:  # Delta is no ratio of sums: no ± for it
-                cols[f"{title} {label}"] = (metric, tuple(tasks), group)
+                cols[f"{b.title} {label}"] = (metric, b.splits, b.group)
     return cols
 
 
@@ -534,7 +519,7 @@ def _logged(job: Job, task: str, model: str, notes: list[str]) -> list[dict[str,
     if path is None:
         return None  # run without log_samples: no ±, as for any value without samples
     try:
-        return [record for _, _, record in read_objects(path)]
+        return read_samples(path)
     except (OSError, DataError) as exc:
         notes.append(f"`{model}`: no ± for `{task}` of `{job.name}`: {exc}")
         return None
@@ -699,14 +684,7 @@ def _pairwise_markdown(pairs: Sequence[Pairwise]) -> list[str]:
                 diff, interval = f"**{diff}**", f"**{interval}**"
             body.append([p.column, diff, interval, str(d.n)])
         lines += [f"### {a} - {b}", ""]
-        lines.append(
-            tabulate(
-                body,
-                headers=["column", "a - b", "95% interval", "paired samples"],
-                tablefmt="github",
-                disable_numparse=True,
-            )
-        )
+        lines.append(markdown_table(["column", "a - b", "95% interval", "paired samples"], body))
         lines.append("")
     return lines
 
@@ -714,8 +692,7 @@ def _pairwise_markdown(pairs: Sequence[Pairwise]) -> list[str]:
 def _table(board: Leaderboard, cols: Sequence[str], strip: str = "") -> str:
     head = ["model", *(c.removeprefix(strip) for c in cols)]
     body = [[r.model, *(_md(board.value(r, c), c) + _pm(r, c) for c in cols)] for r in board.rows]
-    align = ["left", *(["right"] * len(cols))]
-    return tabulate(body, headers=head, tablefmt="github", disable_numparse=True, colalign=align)
+    return markdown_table(head, body)
 
 
 def markdown(board: Leaderboard, plots: Sequence[Path]) -> str:
@@ -752,8 +729,8 @@ def markdown(board: Leaderboard, plots: Sequence[Path]) -> str:
                     and not c.startswith("SciMIF DRFR ")], "SciMIF "),
         ("SciMIF DRFR by functional group", [c for c in cols if c.startswith("SciMIF DRFR ")],
          "SciMIF DRFR "),
-        ("SPM-Bench", [c for c in cols if c.startswith("SPM-Bench ")], "SPM-Bench "),
-        ("SciGen-Verify", [c for c in cols if c.startswith("SciGen-Verify ")], "SciGen-Verify "),
+        *((b.title, [c for c in cols if c.startswith(f"{b.title} ")], f"{b.title} ")
+          for b in POOLED),
         ("Standard tasks", [standard_column(t, k) for t, k in board.standard_columns], ""),
     ]  # fmt: skip
     for title, section_cols, strip in sections:
@@ -770,7 +747,7 @@ def markdown(board: Leaderboard, plots: Sequence[Path]) -> str:
         lines += ["## Notes", "", *(f"- {n}" for n in board.notes), ""]
     lines += ["## Jobs", ""]
     jobs = [_job_cells(j, board.sweep_dir) for j in board.jobs]
-    lines.append(tabulate(jobs, headers=JOB_COLUMNS, tablefmt="github", disable_numparse=True))
+    lines.append(markdown_table(JOB_COLUMNS, jobs))
     lines += ["", "## Columns", "", *COLUMN_DOCS, ""]
     return "\n".join(lines)
 
@@ -784,12 +761,10 @@ COLUMN_DOCS = [
     "n/a if one of them has no ISR.",
     "- `SciMIF DRFR <group>`: DRFR per functional group, pooled over the row's disciplines "
     "(ratio of sums over the scored constraints of that group), from the logged samples.",
-    "- `SPM-Bench EM / SPC / SIP-F1 / Delta`: the `spm_bench` group's values (size-weighted "
-    "over the technique tasks; its Delta is the weighted mean of per-technique Deltas); "
-    "without the group, the size-weighted mean over the technique tasks present.",
-    "- `SciGen-Verify Acc_a / Acc_e / Acc_i`: the `scigen_verify` group's values "
-    "(size-weighted over the categories; the exact pooled Acc_i is in `sci-report`); "
-    "without the group, the size-weighted mean over the category tasks present.",
+    *(
+        f"- `{b.title} {' / '.join(label for label, _ in b.columns)}`: {b.leaderboard_doc}"
+        for b in POOLED
+    ),
     "- Standard tasks: `<task> <metric> [filter]`, the headline metric of "
     "`sci_tasks.leaderboard.HEADLINE` (e.g. arc_easy acc_norm, gsm8k exact_match "
     "[strict-match]); other tasks: their first numeric, non-stderr metric. Subtasks of a "

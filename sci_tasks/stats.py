@@ -72,12 +72,8 @@ def _drfr(record: Mapping[str, Any]) -> Parts:
     return (float(parts["satisfied"]), float(parts["scored"]))
 
 
-def _acc_a(record: Mapping[str, Any]) -> Parts:
-    return _value(record["acc_a"]["acc_a"])
-
-
 def _acc_e(record: Mapping[str, Any]) -> Parts:
-    score = record["acc_e"]["score"]
+    score = record["acc_e"]  # null: unscored, which makes Acc_e NaN
     return None if score is None else (float(score), 1.0)
 
 
@@ -100,7 +96,7 @@ SAMPLE_PARTS: dict[str, Callable[[Mapping[str, Any]], Parts]] = {
     "em": _plain("em"),
     "spc": _plain("spc"),
     "sip_f1": _plain("sip_f1"),
-    "acc_a": _acc_a,
+    "acc_a": _plain("acc_a"),
     "acc_e": _acc_e,
     "acc_i": _acc_i,
 }

@@ -7,9 +7,9 @@ results file is one *run* (one model). The page has, per task, a summary (headli
 with bootstrap ± from ``sci_tasks.stats``, sample counts), then every sample: prompt,
 images (downsized, embedded as data URLs), response, the filtered text that was scored, the
 target, and each check's verdict (pass / fail / partial / unscored), group, reason and
-judge: SciMIF's per-constraint verdicts (the ``drfr`` entry of a logged sample), SPM-Bench's
-parsed answer (``delta`` record), SciGen-Verify's judgement / explanation / edit cascade
-(``acc_a`` record). The same document answered by several runs is shown side by side.
+judge, read from each logged sample's ``record`` entry: SciMIF's per-constraint verdicts,
+SPM-Bench's parsed answer, SciGen-Verify's judgement / explanation / edit cascade. The same
+document answered by several runs is shown side by side.
 
 No server and no network: CSS and JS are inline, the data is one JSON block that the
 page's script reads with ``JSON.parse`` and puts on the page as text only (``textContent``),
@@ -32,8 +32,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from sci_tasks import stats
-from sci_tasks.data.jsonl import read_objects
+from sci_tasks import benchmarks, stats
+from sci_tasks.data.jsonl import DETAIL, read_samples
 from sci_tasks.data.locate import DataError
 from sci_tasks.report import newest_samples
 
@@ -42,13 +42,13 @@ TEMPLATE = "view.jinja"
 _SKIP = {"scores", "report", "leaderboard"}  # sci-score / sci-report / sci-leaderboard output
 THUMB = 360  # pixels, longest side of an embedded image
 
-# headline metrics of a task's summary, by task-name prefix (lm-eval names, filter "none")
-HEADLINES: dict[str, tuple[str, ...]] = {
-    "scimif": ("csr", "isr", "drfr", "correct", "unscored_rate"),
-    "spm_bench": ("em", "spc", "sip_f1", "f1", "delta", "ece", "unparsed_rate"),
-    "scigen_verify": ("acc_a", "acc_e", "acc_i", "unparsed_rate"),
-    "scigen_rubric": ("rr", "nhr", "sf1", "rubric_unparsed"),
-}
+
+def headlines() -> dict[str, tuple[str, ...]]:
+    """Headline metrics of a task's summary by task-name prefix (lm-eval names, filter
+    "none"), as each benchmark declares them (``sci_tasks.benchmarks``)."""
+    return {p: m for b in benchmarks.all_benchmarks() for p, m in b.headlines.items()}
+
+
 _NOT_METRICS = {"alias", "name", "sample_len", "sample_count", "samples"}
 
 
@@ -105,13 +105,11 @@ def read_run(root: Path, folder: Path) -> Run:
     for task, path in sorted(newest.items()):
         if path.parent != folder:
             continue  # a deeper folder is its own run
-        records: list[dict[str, Any]] = []
         try:
-            for _, _, record in read_objects(path):
-                records.append(record)
+            run.samples[task] = read_samples(path)
         except (OSError, DataError) as exc:
-            run.problems.append(f"{exc} (the file's other samples are shown)")
-        run.samples[task] = records
+            run.samples[task] = []
+            run.problems.append(f"{exc} (no sample of this file is shown)")
     return run
 
 
@@ -159,8 +157,10 @@ def _check(
 
 def checks_of(task: str, record: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The verdicts of one logged sample, one per check, in the page's common form."""
-    drfr = record.get("drfr")
-    if isinstance(drfr, dict) and "constraints" in drfr:
+    detail = record.get(DETAIL)  # the per-sample record its scorer logs
+    if not isinstance(detail, dict):
+        return []
+    if "constraints" in detail:  # SciMIF
         return [
             _check(
                 v.get("constraint") or f"(unknown) {v.get('name')}",
@@ -169,17 +169,16 @@ def checks_of(task: str, record: Mapping[str, Any]) -> list[dict[str, Any]]:
                 v.get("reason") or "",
                 v.get("judge"),
             )
-            for v in drfr["constraints"]
+            for v in detail["constraints"]
         ]
-    spm = record.get("delta")
-    if isinstance(spm, dict) and "gold" in spm:
+    spm = verify = detail
+    if "gold" in spm:  # SPM-Bench
         pred = ", ".join(spm.get("prediction") or []) or "(none)"
         gold = ", ".join(spm.get("gold") or [])
         note = spm.get("parse_note") or ""
         reason = f"predicted {pred}; gold {gold}" + (f"; {note}" if note else "")
         return [_check("answer (EM)", spm.get("em"), spm.get("field") or "", reason)]
-    verify = record.get("acc_a")
-    if isinstance(verify, dict) and "judgement" in verify:
+    if "judgement" in verify:  # SciGen-Verify
         category = verify.get("category") or ""
         checks = [
             _check("judgement (Acc_a)", verify.get("acc_a"), category,
@@ -299,8 +298,9 @@ def summary_rows(run: Run, task: str, iters: int) -> list[list[str]]:
     """(metric, value ± stderr, how) for the task's headline metrics in ``run``."""
     results = run.results.get(task) or {}
     records = run.samples.get(task) or []
-    prefix = next((p for p in HEADLINES if task.startswith(p)), None)
-    names = list(HEADLINES[prefix]) if prefix else _numeric_metrics(results)
+    declared = headlines()
+    prefix = next((p for p in declared if task.startswith(p)), None)
+    names = list(declared[prefix]) if prefix else _numeric_metrics(results)
     rows = []
     for name in names:
         key = f"{name},none"

@@ -280,6 +280,9 @@ def test_no_jobs_is_an_error(tmp_path: Path) -> None:
     assert exc.value.code == 1
 
 
+NOT_GRADED = {"score": None, "reason": "no LLM judge is configured"}
+
+
 def verdict(group: str, score: float | None) -> dict[str, Any]:
     return {"name": "c", "constraint": "c", "group": group, "domain": "general",
             "score": score, "reason": "hand-made", "judge": None}  # fmt: skip
@@ -295,11 +298,13 @@ def test_scimif_from_samples_without_a_discipline_task(
     pooled = make_job(sweep, "p__all__1", "p", stamp, {"scimif_all": task_values(3, isr=0.5)})
     lines = [
         {"doc": {"discipline": "chemistry", "id": 1},
-         "drfr": {"constraints": [verdict("Format", 1.0), verdict("Number", 0.0)]}},
+         "record": {"constraints": [verdict("Format", 1.0), verdict("Number", 0.0)],
+                    "correctness": NOT_GRADED}},
         {"doc": {"discipline": "chemistry", "id": 2},
-         "drfr": {"constraints": [verdict("Format", 1.0)]}},
+         "record": {"constraints": [verdict("Format", 1.0)], "correctness": NOT_GRADED}},
         {"doc": {"discipline": "biology", "id": 1},
-         "drfr": {"constraints": [verdict("Unit", 1.0), verdict("Letter", None)]}},
+         "record": {"constraints": [verdict("Unit", 1.0), verdict("Letter", None)],
+                    "correctness": NOT_GRADED}},
     ]  # fmt: skip
     samples = pooled / "p" / f"samples_scimif_all_{stamp}.jsonl"
     samples.write_text("\n".join(json.dumps(line) for line in lines) + "\n")

@@ -55,7 +55,7 @@ def test_samples_without_a_value_are_left_out_of_the_mean() -> None:
 
 
 def test_an_unscored_acc_e_makes_value_and_error_nan() -> None:
-    records = [{"acc_e": {"score": 1.0}}, {"acc_e": {"score": None}}]
+    records = [{"acc_e": 1.0}, {"acc_e": None}]
     est = metric_estimate("acc_e", records)
     assert math.isnan(est.value) and math.isnan(est.stderr)
     # Acc_i counts negatives only: an unscored positive does not matter
