@@ -1,5 +1,5 @@
 """The rule / extract checkers of the scientific SciMIF constraints (``units.py`` and
-``science.py``) on realistic model outputs, plus the unit grammar and the time bound."""
+the discipline modules) on realistic model outputs, plus the unit grammar and the time bound."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from sci_tasks.metrics.constraints import registry, science, units
+from sci_tasks.metrics.constraints import material, methods, registry, sequences, unit_check, units
 from sci_tasks.metrics.constraints.registry import CheckInput
 from sci_tasks.metrics.judge import JudgeReply, JudgeRequest
 
@@ -1020,7 +1020,7 @@ def test_different_units_stay_different(required: str, written: str) -> None:
 def test_unit_checker_agrees_with_the_grammar(required: str, written: str) -> None:
     expected = 1.0 if (required, written) in EQUIVALENT else 0.0
     inp = CheckInput(f"Final answer: 42.0 {written}", required, "Give the answer.")
-    assert units.chemistry_unit_consistency(inp).score == expected
+    assert unit_check.check_units(inp).score == expected
 
 
 def test_canonical_form_and_dimension() -> None:
@@ -1054,13 +1054,13 @@ def test_quantities_read_numbers_and_their_units() -> None:
 
 
 def test_required_unit_from_parameters_or_question() -> None:
-    req = units.required_units("unit: kJ/mol", "")
+    req = unit_check.required_units("unit: kJ/mol", "")
     assert req is not None and [units.render(u) for u in req.units] == ["kJ·mol^-1"]
-    req = units.required_units("", "Express the answer in ångströms (Å), please.")
+    req = unit_check.required_units("", "Express the answer in ångströms (Å), please.")
     assert req is not None and req.source == "question" and units.render(req.units[0]) == "Å"
-    req = units.required_units("", "Give the time in s and the distance in km.")
+    req = unit_check.required_units("", "Give the time in s and the distance in km.")
     assert req is not None and [units.render(u) for u in req.units] == ["s", "km"]
-    assert units.required_units("", "Explain in three steps in Markdown.") is None
+    assert unit_check.required_units("", "Explain in three steps in Markdown.") is None
 
 
 # ------------------------------------------------------------------ extraction (judge)
@@ -1122,14 +1122,14 @@ def test_extraction_of_a_descriptive_method() -> None:
 
 
 def test_method_requirement_items() -> None:
-    items, source = science._method_items("Bragg's law, n = 1", "")
+    items, source = methods._method_items("Bragg's law, n = 1", "")
     assert source == "parameters" and [m.name for m in items[0].methods] == ["Bragg's law"]
     assert len(items) == 1  # "n = 1" is a setting, not a method
-    items, _ = science._method_items("n = c × V, m = n × M", "")
+    items, _ = methods._method_items("n = c × V, m = n × M", "")
     assert [i.text for i in items] == ["n = c × V", "m = n × M"]
-    items, source = science._method_items("", CIRCUIT_Q)
+    items, source = methods._method_items("", CIRCUIT_Q)
     assert source == "question" and [i.text for i in items] == ["Ohm's law", "Kirchhoff's laws"]
-    items, _ = science._method_items(
+    items, _ = methods._method_items(
         "", "Determine the gap by the Tauc-plot linear extrapolation method."
     )
     assert [m.name for m in items[0].methods] == ["Tauc plot"]
@@ -1137,7 +1137,7 @@ def test_method_requirement_items() -> None:
 
 def test_technique_table_names_and_abbreviations() -> None:
     def names(text: str) -> list[str]:
-        return [h.technique.name for h in science._tech_hits(text)]
+        return [h.technique.name for h in material._tech_hits(text)]
 
     assert names("FE-SEM and SEM-EDS") == [
         "scanning electron microscopy",
@@ -1150,10 +1150,10 @@ def test_technique_table_names_and_abbreviations() -> None:
     assert names("we bet the sem is right") == []  # English words, lower case
     assert names("Raman scattering") == ["Raman spectroscopy"]
     owners: dict[str, str] = {}
-    for tech in science.TECHNIQUES:  # an abbreviation names one technique only
+    for tech in material.TECHNIQUES:  # an abbreviation names one technique only
         for abbr in tech.abbreviations:
-            assert owners.setdefault(science._abbr_key(abbr), tech.name) == tech.name, abbr
-    for tech in science.TECHNIQUES:  # every table entry is found by its names
+            assert owners.setdefault(material._abbr_key(abbr), tech.name) == tech.name, abbr
+    for tech in material.TECHNIQUES:  # every table entry is found by its names
         for phrase in tech.full.split("|"):
             assert tech.name in names(phrase.title()), phrase
         for abbr in tech.abbreviations:
@@ -1162,7 +1162,7 @@ def test_technique_table_names_and_abbreviations() -> None:
 
 def test_sequence_requirements_words_and_comparators() -> None:
     def rule(text: str) -> tuple[int, int | None]:
-        found, _ = science._length_requirement(text, "")
+        found, _ = sequences.length_requirement(text, "")
         assert found is not None, text
         return found.low, found.high
 
@@ -1173,7 +1173,7 @@ def test_sequence_requirements_words_and_comparators() -> None:
     assert rule("a 15-mer") == (15, 15)
     assert rule("30 nucleotides or longer") == (30, None)
     assert rule("9") == (9, 9)
-    assert science._length_requirement("", "Make it 9 nt long, not 12 nt.")[0] is None
+    assert sequences.length_requirement("", "Make it 9 nt long, not 12 nt.")[0] is None
 
 
 # ------------------------------------------------------------------ time bound

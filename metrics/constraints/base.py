@@ -7,11 +7,13 @@ the catalogue (``catalogue.csv``) when they register.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from sci_tasks.metrics.constraints.catalogue import CONSTRAINTS
+from sci_tasks.metrics.constraints.text import Scope, clean_parameters, requirement_scope
 from sci_tasks.metrics.judge import JudgeClient, JudgeRequest
 from sci_tasks.metrics.verdict import Verdict
 
@@ -29,6 +31,11 @@ class CheckInput:
 
 
 Checker = Callable[[CheckInput], Verdict]
+
+
+def input_scope(inp: CheckInput, keyword: re.Pattern[str], default: Scope = "whole") -> Scope:
+    """Where a requirement applies (``text.requirement_scope``) for this input."""
+    return requirement_scope(inp.question or "", clean_parameters(inp.parameters), keyword, default)
 
 
 @dataclass(frozen=True)

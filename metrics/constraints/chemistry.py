@@ -73,7 +73,9 @@ from rdkit import Chem, rdBase
 from rdkit.Chem import rdMolDescriptors
 
 from sci_tasks.metrics.constraints import smarts
-from sci_tasks.metrics.constraints.base import CheckInput, register
+from sci_tasks.metrics.constraints.base import CheckInput, register, register_judged
+from sci_tasks.metrics.constraints.judged import STEPS
+from sci_tasks.metrics.constraints.methods import check_method
 from sci_tasks.metrics.constraints.molecules import (
     FORMAT_WORDS,
     FORMATS,
@@ -81,6 +83,7 @@ from sci_tasks.metrics.constraints.molecules import (
     find_molecule,
 )
 from sci_tasks.metrics.constraints.text import NUMBER_WORD, clean_parameters, clip, parse_int
+from sci_tasks.metrics.constraints.unit_check import check_units
 from sci_tasks.metrics.verdict import Verdict
 
 # --------------------------------------------------------------------------- requirements
@@ -670,3 +673,8 @@ def atom_group_constraint(inp: CheckInput) -> Verdict:
     pairs = [(r.key, smarts.count(mol.mol, r.key), r) for r in found.requirements]
     ok, line = _check_line(pairs)
     return Verdict.of(ok, f"{_about(mol)}: {line}")
+
+
+register("chemistry_unit_consistency")(check_units)
+register("chemistry_method_constraint")(check_method)
+register_judged(STEPS, "chemistry_reaction_steps_constraint", "chemistry_analysis_steps_constraint")

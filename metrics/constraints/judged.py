@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sci_tasks.metrics.constraints.base import CheckInput, JudgedCheck, register_judged
-from sci_tasks.metrics.constraints.catalogue import CONSTRAINTS
+from sci_tasks.metrics.constraints.base import CheckInput, JudgedCheck
 from sci_tasks.metrics.judge import JudgeRequest
 from sci_tasks.metrics.verdict import Verdict
 from sci_tasks.prompts import render, version
@@ -69,8 +68,7 @@ def number_verdict(data: Mapping[str, Any], inp: CheckInput) -> Verdict:
     )
 
 
+# Registered by each discipline module (``*_analysis_steps_constraint``,
+# ``chemistry_reaction_steps_constraint``) and ``general.py`` (``general_number_response``).
 STEPS = JudgedCheck(steps_request, steps_verdict)
-for _name, _constraint in CONSTRAINTS.items():
-    if _name.endswith(("_analysis_steps_constraint", "_reaction_steps_constraint")):
-        register_judged(STEPS, _name)
-register_judged(JudgedCheck(number_request, number_verdict), "general_number_response")
+NUMBER_RESPONSE = JudgedCheck(number_request, number_verdict)

@@ -34,7 +34,7 @@ Conventions the checkers rely on:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
@@ -681,3 +681,35 @@ def _question_windows(
     q = question.split()
     windows = frozenset(tuple(q[i : i + min_words]) for i in range(len(q) - min_words + 1))
     return windows, frozenset(w[0] for w in windows)
+
+
+# --------------------------------------------------------------------------- reasons and answers
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def show_items(items: list[str], limit: int = 3) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f" (+{len(items) - limit} more)" if len(items) > limit else "")
+
+
+def final_or(response: str, fallback: Callable[[str], Span | None]) -> Span | None:
+    return final_answer(response) or fallback(response)
+
+
+_MARKUP_TAG_RE = re.compile(r"</?[A-Za-z][^<>\n]{0,40}>")
+_CONTENT_CHAR_RE = re.compile(r"[^\W_]")
+
+
+def last_content_line(response: str) -> Span | None:
+    """The last non-empty line with content beyond markup (closing tags, fences, braces)."""
+    for line in reversed(non_empty_lines(response)):
+        if _CONTENT_CHAR_RE.search(_MARKUP_TAG_RE.sub("", line.text)):
+            return Span(line.text, line.start, line.end, "last line")
+    return last_line(response)
+
+
+def strip_decoration(text: str) -> str:
+    return text.strip().strip("*`_").strip()

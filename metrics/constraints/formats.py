@@ -1,0 +1,405 @@
+"""Checkers of the general structured-format constraints of the SciMIF catalogue (json, list,
+tuple, dictionary, markdown, html, xml, csv). Terms are those of ``text.py``. Rules:
+
+* json / list / tuple / dictionary / html / xml / csv: checked on the candidates of
+  ``text.structured_answers`` (the fenced block if any; else the whole response stripped,
+  plus the final answer when the question scopes the format to it); one valid candidate
+  passes, else the reason is the last candidate's failure. Lenient about what surrounds
+  the answer, strict about its validity.
+* json_constraint: ``json.loads`` (NaN/Infinity rejected) gives an object (an array fails).
+* list / tuple / dictionary: the text starts and ends with a bracket and
+  ``ast.literal_eval`` gives a list / a parenthesised tuple / a dict holding every
+  required key ("keys: a, b", quoted names in a sentence about keys, or the keys of a
+  ``{...}`` template in the question; none named -> any dict).
+* html_constraint: a linear tag scanner (``_html_problem``) sees at least one element,
+  every tag well-formed, every non-void element closed in order (``<br>``, ``<img>`` and
+  the other void elements need no end tag; ``<x/>`` closes itself), no text outside the
+  elements (comments, ``<!DOCTYPE>`` and ``<?...?>`` allowed).
+* xml_constraint: ``ElementTree`` parses it and the root is the required tag when one is
+  named ("root tag <answer>", "<answer> as the root", "root element named answer").
+* csv_constraint: ``csv`` (strict quoting, comma delimiter) reads at least two non-blank
+  rows, all with the same number of fields, and that number is > 1.
+* markdown_constraint: the response (from the last answer marker's line when scoped to
+  the final answer) has a heading, a list item, bold or italic, a table separator row,
+  code (fence or inline) or a link, or a blockquote.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import json
+import re
+import warnings
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+
+from sci_tasks.metrics.constraints.base import (
+    CheckInput,
+    input_scope,
+    register,
+)
+from sci_tasks.metrics.constraints.options import split_items
+from sci_tasks.metrics.constraints.text import (
+    clean_parameters,
+    clip,
+    enclosed,
+    last_answer_marker,
+    plural,
+    sentences_matching,
+    show_items,
+    structured_answers,
+)
+from sci_tasks.metrics.verdict import Verdict
+
+# --------------------------------------------------------------------------- formats
+
+_JSON_KEY = re.compile(r"\bjson\b", re.I)
+_LIST_KEY = re.compile(r"\blists?\b", re.I)
+_TUPLE_KEY = re.compile(r"\btuples?\b", re.I)
+_DICT_KEY = re.compile(r"\bdict(?:ionary|ionaries)?\b", re.I)
+_HTML_KEY = re.compile(r"\bhtml\b", re.I)
+_XML_KEY = re.compile(r"\bxml\b", re.I)
+_CSV_KEY = re.compile(r"\bcsv\b|comma[ \t-]+separated", re.I)
+_MARKDOWN_KEY = re.compile(r"\bmarkdown\b", re.I)
+_PY_LANGS = ("python", "py", "python3")
+
+
+def _first_valid(
+    inp: CheckInput,
+    keyword: re.Pattern[str],
+    langs: tuple[str, ...],
+    check: Callable[[str, str], Verdict],
+) -> Verdict:
+    """Run ``check(text, where)`` on each ``structured_answers`` candidate: the first pass
+    wins, else the verdict on the last candidate (the final answer, when there is one)."""
+    verdict = Verdict.failed("empty response")
+    for text, where in structured_answers(inp.response, langs, input_scope(inp, keyword)):
+        verdict = check(text, where)
+        if verdict.score == 1.0:
+            break
+    return verdict
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
+
+
+@register("general_json_constraint")
+def json_constraint(inp: CheckInput) -> Verdict:
+    return _first_valid(inp, _JSON_KEY, ("json",), _json_object)
+
+
+def _json_object(text: str, where: str) -> Verdict:
+    if not text:
+        return Verdict.failed(f"{where} is empty")
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        return Verdict.failed(f"{where}: JSON parse error at char {exc.pos}: {exc.msg}")
+    except (ValueError, RecursionError) as exc:
+        return Verdict.failed(f"{where}: not JSON ({type(exc).__name__}: {clip(str(exc))})")
+    if not isinstance(value, dict):
+        kind = _JSON_KINDS.get(type(value), "null")
+        return Verdict.failed(f"{where} is a JSON {kind}, not an object")
+    return Verdict.passed(f"{where} is a JSON object with {plural(len(value), 'key')}")
+
+
+def _python_literal(text: str, where: str) -> tuple[object, str]:
+    """(value, "") or (None, why not)."""
+    if not text:
+        return None, f"{where} is empty"
+    if text[0] not in "[({" or text[-1] not in "])}":
+        return None, f"{where} is not bracketed: {clip(text)!r}"
+    try:
+        with warnings.catch_warnings():  # invalid escapes such as '\d' only warn
+            warnings.simplefilter("ignore")
+            return ast.literal_eval(text), ""
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as exc:
+        return None, f"{where} is not a Python literal ({type(exc).__name__}: {clip(str(exc))})"
+
+
+def _literal_check(inp: CheckInput, keyword: re.Pattern[str], kind: type, name: str) -> Verdict:
+    def check(text: str, where: str) -> Verdict:
+        value, error = _python_literal(text, where)
+        if error:
+            return Verdict.failed(error)
+        if not isinstance(value, kind) or (kind is tuple and not text.startswith("(")):
+            return Verdict.failed(f"{where} is a Python {type(value).__name__}, not a {name}")
+        size = plural(len(value), "item")  # type: ignore[arg-type]
+        return Verdict.passed(f"{where} is a Python {name} of {size}")
+
+    return _first_valid(inp, keyword, _PY_LANGS, check)
+
+
+@register("general_list_constraint")
+def list_constraint(inp: CheckInput) -> Verdict:
+    return _literal_check(inp, _LIST_KEY, list, "list")
+
+
+@register("general_tuple_constraint")
+def tuple_constraint(inp: CheckInput) -> Verdict:
+    return _literal_check(inp, _TUPLE_KEY, tuple, "tuple")
+
+
+_KEYS_LIST_RE = re.compile(r"\bkeys?\b[ \t]*(?:[:=]|\b(?:named|called)\b)[ \t]*([^\n.;]+)", re.I)
+_KEY_SENTENCE_RE = re.compile(r"\bkeys?\b", re.I)
+_QUOTED_RE = re.compile(r"[\"'`“‘]([^\"'`“”‘’\n]{1,60})[\"'`”’]")
+_TEMPLATE_KEY_RE = re.compile(r"[\"']([^\"'\n]{1,60})[\"'][ \t]*:")
+
+
+def _required_keys(params: str, question: str) -> tuple[list[str], str]:
+    for source, text in (("parameters", params), ("question", question)):
+        if not text:
+            continue
+        listed = _KEYS_LIST_RE.search(text)
+        if listed:
+            keys = split_items(listed.group(1))
+            if keys:
+                return keys, source
+        for sentence in sentences_matching(text, _KEY_SENTENCE_RE):
+            quoted = [m.group(1).strip() for m in _QUOTED_RE.finditer(sentence)]
+            if quoted:
+                return quoted, source
+        for template in enclosed(text, "{", "}"):
+            keys = [m.group(1) for m in _TEMPLATE_KEY_RE.finditer(template.text)]
+            if keys:
+                return keys, source
+    return [], ""
+
+
+@register("general_dictionary_constraint")
+def dictionary_constraint(inp: CheckInput) -> Verdict:
+    keys, source = _required_keys(clean_parameters(inp.parameters), inp.question or "")
+
+    def check(text: str, where: str) -> Verdict:
+        value, error = _python_literal(text, where)
+        if error:
+            return Verdict.failed(error)
+        if not isinstance(value, dict):
+            return Verdict.failed(f"{where} is a Python {type(value).__name__}, not a dict")
+        missing = [k for k in keys if k not in value]
+        if missing:
+            return Verdict.failed(f"dict in {where} lacks required key(s) {show_items(missing)}")
+        found = f", required keys {show_items(keys)} (from the {source}) present" if keys else ""
+        return Verdict.passed(f"{where} is a Python dict of {plural(len(value), 'key')}{found}")
+
+    return _first_valid(inp, _DICT_KEY, _PY_LANGS, check)
+
+
+# Each pattern starts with a literal or is anchored at line starts, so it scans fast.
+_MARKDOWN_FEATURES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("heading", re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+\S", re.M)),
+    ("list", re.compile(r"^[ \t]*(?:[-*+]|[0-9]{1,3}[.)])[ \t]+\S", re.M)),
+    ("bold", re.compile(r"\*\*[^*\n]+\*\*|__[^_\n]+__")),
+    ("italic", re.compile(r"\*(?<![*\w]\*)[^*\s][^*\n]*\*(?![*\w])")),
+    ("italic", re.compile(r"_(?<![_\w]_)[^_\s][^_\n]*_(?![_\w])")),
+    ("code", re.compile(r"^[ \t]*(?:```|~~~)|`[^`\n]+`", re.M)),
+    ("link", re.compile(r"\[[^\[\]\n]+\]\([^()\s]+\)")),
+    ("blockquote", re.compile(r"^[ \t]{0,3}>[ \t]?\S", re.M)),
+)
+
+
+def _has_table(text: str) -> bool:
+    if "---" not in text or "|" not in text:
+        return False
+    for line in text.splitlines():
+        s = line.strip()
+        if "|" in s and "---" in s and not s.strip("|:- \t"):
+            return True
+    return False
+
+
+@register("general_markdown_constraint")
+def markdown_constraint(inp: CheckInput) -> Verdict:
+    text, where = inp.response, "the response"
+    if input_scope(inp, _MARKDOWN_KEY) == "final":
+        marker = last_answer_marker(text)
+        if marker is not None:
+            start = text.rfind("\n", 0, marker.start()) + 1
+            text, where = text[start:], "the final answer"
+    found: list[str] = []
+    for name, pattern in _MARKDOWN_FEATURES:
+        if name not in found and pattern.search(text):
+            found.append(name)
+    if _has_table(text):
+        found.append("table")
+    if not found:
+        return Verdict.failed(
+            f"no Markdown syntax (heading, list, emphasis, table, code, link) in {where}"
+        )
+    return Verdict.passed(f"Markdown in {where}: {', '.join(found)}")
+
+
+_VOID_ELEMENTS = frozenset(
+    "area base br col embed hr img input keygen link meta param source track wbr".split()
+)
+_TAG_RE = re.compile(
+    r"<(/?)([A-Za-z][A-Za-z0-9:-]*)"
+    r"(?:\s+[^\s\"'<>/=]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?)*"
+    r"\s*(/?)>"
+)
+_RAW_TEXT_END = {
+    "script": re.compile(r"</script\s*>", re.I),
+    "style": re.compile(r"</style\s*>", re.I),
+}
+
+
+def _html_problem(text: str) -> tuple[str, list[str]]:
+    """("", element names) for well-formed HTML, else (the first problem, names so far).
+
+    A small tokenizer instead of ``html.parser``, which is quadratic on some malformed
+    input (``"<" * n``) in Python 3.11 and raises on others. Linear: every step moves
+    ``pos`` forward, and the first malformed tag ends the scan.
+    """
+    stack: list[str] = []
+    elements: list[str] = []
+    pos = 0
+    while True:
+        lt = text.find("<", pos)
+        chunk = text[pos : lt if lt >= 0 else len(text)]
+        if not stack and chunk.strip():
+            return f"text outside the elements: {clip(chunk.strip())!r}", elements
+        if lt < 0:
+            break
+        if text.startswith("<!--", lt):
+            end = text.find("-->", lt + 4)
+            if end < 0:
+                return "unclosed comment <!--", elements
+            pos = end + 3
+            continue
+        if text.startswith(("<!", "<?"), lt):
+            end = text.find(">", lt)
+            if end < 0:
+                return f"unterminated {clip(text[lt : lt + 20])!r}", elements
+            pos = end + 1
+            continue
+        tag = _TAG_RE.match(text, lt)
+        if tag is None:
+            if text[lt + 1 : lt + 2].isalpha() or text[lt + 1 : lt + 2] == "/":
+                return f"malformed tag {clip(text[lt : lt + 20])!r}", elements
+            pos = lt + 1  # a bare "<" in text
+            if not stack:
+                return f"text outside the elements: {clip(text[lt : lt + 20])!r}", elements
+            continue
+        closing, name, self_closing = tag.group(1), tag.group(2).lower(), tag.group(3)
+        pos = tag.end()
+        if closing:
+            if name in _VOID_ELEMENTS:
+                continue
+            if not stack:
+                return f"</{name}> closes nothing", elements
+            if stack[-1] != name:
+                return f"</{name}> closes <{stack[-1]}>", elements
+            stack.pop()
+            continue
+        elements.append(name)
+        if self_closing or name in _VOID_ELEMENTS:
+            continue
+        if name in _RAW_TEXT_END:
+            end_tag = _RAW_TEXT_END[name].search(text, pos)
+            if end_tag is None:
+                return f"<{name}> never closed", elements
+            pos = end_tag.end()
+            continue
+        stack.append(name)
+    if stack:
+        return f"<{stack[-1]}> never closed", elements
+    if not elements:
+        return "no HTML elements", elements
+    return "", elements
+
+
+@register("general_html_constraint")
+def html_constraint(inp: CheckInput) -> Verdict:
+    return _first_valid(inp, _HTML_KEY, ("html", "htm"), _html_verdict)
+
+
+def _html_verdict(text: str, where: str) -> Verdict:
+    if "<" not in text:
+        return Verdict.failed(f"no HTML tags in {where}")
+    problem, elements = _html_problem(text)
+    if problem:
+        return Verdict.failed(f"malformed HTML in {where}: {problem}")
+    return Verdict.passed(
+        f"well-formed HTML in {where}: {plural(len(elements), 'element')}, first <{elements[0]}>"
+    )
+
+
+_NAME = r"([A-Za-z_][\w.:-]*)"
+_ROOT_RES: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        r"\broot(?:[ \t]+(?:tag|element|node))?"
+        r"(?:[ \t]+(?:is|should[ \t]+be|must[ \t]+be|named|called|of))?[ \t]*(?:[:=][ \t]*)?"
+        rf"(?:<{_NAME}>|[\"'`“‘]{_NAME}[\"'`”’])",
+        re.I,
+    ),
+    re.compile(rf"<{_NAME}>[ \t]+(?:as[ \t]+(?:the[ \t]+)?)?root\b", re.I),
+    re.compile(rf"\broot[ \t]+(?:tag|element|node)[ \t]+(?:named|called)[ \t]+{_NAME}", re.I),
+)
+_ROOT_PARAM_RES: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        rf"\broot(?:[ \t]+(?:tag|element|node))?[ \t]*(?:[:=][ \t]*|[ \t])[ \t]*{_NAME}", re.I
+    ),
+    re.compile(rf"<{_NAME}>"),
+)
+
+
+def _required_root(params: str, question: str) -> str:
+    for text, patterns in ((params, _ROOT_RES + _ROOT_PARAM_RES), (question, _ROOT_RES)):
+        for pattern in patterns:
+            m = pattern.search(text) if text else None
+            if m:
+                return next(g for g in m.groups() if g)
+    return ""
+
+
+@register("general_xml_constraint")
+def xml_constraint(inp: CheckInput) -> Verdict:
+    required = _required_root(clean_parameters(inp.parameters), inp.question or "")
+
+    def check(text: str, where: str) -> Verdict:
+        if not text:
+            return Verdict.failed(f"{where} is empty")
+        try:
+            root = ET.fromstring(text)
+        except ET.ParseError as exc:
+            line, col = getattr(exc, "position", (0, 0))
+            return Verdict.failed(f"XML parse error in {where} at line {line}, column {col}: {exc}")
+        name = root.tag.rsplit("}", 1)[-1]
+        if required and name != required:
+            return Verdict.failed(f"XML root in {where} is <{name}>, required <{required}>")
+        return Verdict.passed(f"well-formed XML in {where}, root <{name}>")
+
+    return _first_valid(inp, _XML_KEY, ("xml",), check)
+
+
+@register("general_csv_constraint")
+def csv_constraint(inp: CheckInput) -> Verdict:
+    return _first_valid(inp, _CSV_KEY, ("csv",), _csv_verdict)
+
+
+def _csv_verdict(text: str, where: str) -> Verdict:
+    try:
+        rows = [
+            row
+            for row in csv.reader(io.StringIO(text, newline=""), strict=True)
+            if any(cell.strip() for cell in row)
+        ]
+    except csv.Error as exc:
+        return Verdict.failed(f"CSV error in {where}: {exc}")
+    if len(rows) < 2:
+        return Verdict.failed(f"{where} has {plural(len(rows), 'CSV row')}; at least 2 needed")
+    width = len(rows[0])
+    if width < 2:
+        return Verdict.failed(f"{where} has 1 column only (no commas in the first row)")
+    for i, row in enumerate(rows[1:], start=2):
+        if len(row) != width:
+            return Verdict.failed(
+                f"ragged CSV in {where}: row {i} has {len(row)} fields, row 1 has {width}"
+            )
+    return Verdict.passed(f"CSV in {where}: {len(rows)} rows x {width} columns")

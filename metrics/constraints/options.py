@@ -1,0 +1,266 @@
+"""Options a question offers and the options a text names: shared by ``general_choose_from``
+(``general.py``), the scene options (``geography.py``) and the property labels
+(``material.py``). Rule (as ``general_choose_from`` applies it):
+
+* choose_from: the options come from the parameters, else the question: a labelled run
+  "(a) x (b) y" / "A. x" (labels consecutive from a / A / 1), else the items after
+  "choose from / one of / options:" split on commas, "or", "/". None -> unscored. Pass
+  iff exactly one distinct option is named in scope (default: the final answer or last
+  line): by its text (whole words, case-insensitive, a shorter option inside a longer one
+  does not count) or by its label (a bare capital letter other than A and I; otherwise
+  "(a)", "a.", "a)", "option a", a label followed by ",", "or", "and" or the end, or the
+  answer being just the label, so the article in "A brief look" is not option A).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rdkit import Chem
+
+from sci_tasks.metrics.constraints.molecules import parse_smiles, smiles_shaped
+
+_ITEM_STRIP = " \t\r\n\"'`“”‘’*.,;:"
+_LEADING_JOINER_RE = re.compile(r"^(?:and|or|either)[ \t]+", re.I)
+
+
+def split_items(text: str) -> list[str]:
+    """``"a, b, or c"`` / ``"a or b"`` / ``"a/b/c"`` / ``"a and b"`` -> items, cleaned."""
+    t = text.strip().strip("[]{}").strip()
+    if re.search(r"[,;|]", t):
+        parts = re.split(r"[,;|]", t)
+    elif re.search(r"[ \t]or[ \t]", t, re.I):
+        parts = re.split(r"[ \t]+or[ \t]+", t, flags=re.I)
+    elif "/" in t:
+        parts = t.split("/")
+    else:
+        parts = re.split(r"[ \t]+and[ \t]+", t, flags=re.I)
+    items = []
+    for part in parts:
+        item = _LEADING_JOINER_RE.sub("", part.strip(_ITEM_STRIP)).strip(_ITEM_STRIP)
+        if item.startswith("(") and item.endswith(")"):
+            item = item[1:-1].strip()
+        if item:
+            items.append(item)
+    return items
+
+
+@dataclass(frozen=True)
+class Option:
+    label: str  # "A", "b", "1", or "" for an unlabelled option
+    text: str  # the option's text, or "" for a bare label
+
+    def __str__(self) -> str:
+        if self.label and self.text:
+            return f"({self.label}) {self.text}"
+        return self.label or self.text
+
+
+_OPTION_LABEL_RE = re.compile(
+    r"(?:^|(?<=[\s:;,]))(?:\(([A-Za-z]|[1-9])\)|([A-Za-z]|[1-9])[.):])(?=[ \t])", re.M
+)
+_CHOICE_INTRO_RE = re.compile(
+    r"\b(?:choose|select|pick)\b[^.\n:]{0,80}?\b(?:from|of|among|between|either)\b"
+    r"(?:[ \t]+the[ \t]+following)?"
+    r"(?:[ \t]+(?:options|choices|labels|categories|terms|list|set|values))?[ \t]*[:：]?"
+    r"|\b(?:options|choices|candidates|labels|categories)[ \t]*(?:(?:are|include)[ \t]*)?[:：]"
+    r"|\bone[ \t]+of(?:[ \t]+the[ \t]+following)?"
+    r"(?:[ \t]+(?:options|choices|labels|categories|terms))?[ \t]*[:：]",
+    re.I,
+)
+_PARAM_NAME_RE = re.compile(r"^[A-Za-z_ ]{1,40}[:=][ \t]*")
+_SENTENCE_END_RE = re.compile(r"\n|[.?!](?=\s|$)")
+_BULLET_RE = re.compile(r"^[ \t]*[-*•][ \t]+(\S[^\n]*)$", re.M)
+CHOICE_KEY = re.compile(r"\b(?:choose|select|pick|options?|choices?|one[ \t]+of)\b", re.I)
+_OPTION_TAIL = " \t,;"
+
+
+def _labelled_options(text: str) -> list[Option]:
+    """The longest run of consecutive labels (a, b, c... / A, B... / 1, 2...) in ``text``."""
+    marks = [
+        (m.start(), m.end(), m.group(1) or m.group(2)) for m in _OPTION_LABEL_RE.finditer(text)
+    ]
+    best: list[tuple[int, int, str]] = []
+    for i, first in enumerate(marks):
+        if first[2] not in ("a", "A", "1"):
+            continue
+        run = [first]
+        for mark in marks[i + 1 :]:
+            if ord(mark[2]) == ord(run[-1][2]) + 1:
+                run.append(mark)
+        if len(run) >= 2 and len(run) > len(best):
+            best = run
+    options = []
+    for k, (_, end, label) in enumerate(best):
+        if k + 1 < len(best):
+            body = text[end : best[k + 1][0]]
+        else:
+            stop = _SENTENCE_END_RE.search(text, end)
+            body = text[end : stop.start() if stop else len(text)]
+        body = re.sub(r"\s+(?:or|and)$", "", body.strip().strip(_OPTION_TAIL), flags=re.I)
+        options.append(Option(label, body.strip().strip(_OPTION_TAIL + ".").strip()))
+    return options
+
+
+def _listed_options(rest: str) -> list[Option]:
+    """Items on the rest of the line after a "choose from" intro, or bullet lines below."""
+    stop = _SENTENCE_END_RE.search(rest)
+    line = rest[: stop.start() if stop else len(rest)]
+    line = line.rsplit(":", 1)[-1]  # "... the type of rock: a, b, c" -> "a, b, c"
+    items = split_items(line) if line.strip() else []
+    if len(items) < 2 and not line.strip():
+        items = [m.group(1).strip() for m in _BULLET_RE.finditer(rest.split("\n\n", 1)[0])]
+    if len(items) < 2:
+        return []
+    return [
+        Option(item, "") if re.fullmatch(r"[A-Za-z]|[1-9]", item) else Option("", item)
+        for item in items
+    ]
+
+
+_CHOICE_LIST_RE = re.compile(r"\bchoice[ \t]+list\b", re.I)
+_QUOTE_LINE_RE = re.compile(r"[ \t]*>[ \t]?(.*)")
+
+
+def _block_quote_options(text: str) -> list[Option]:
+    """``> option`` lines after a ``CHOICE LIST`` header (the released form; the options may
+    be SMILES, names or labels): the first run of block-quote lines after the header."""
+    header = _CHOICE_LIST_RE.search(text)
+    if header is None:
+        return []
+    items: list[str] = []
+    for line in text[header.end() :].splitlines()[1:]:
+        quoted = _QUOTE_LINE_RE.fullmatch(line)
+        if quoted and quoted.group(1).strip():
+            items.append(quoted.group(1).strip())
+        elif items and line.strip():
+            break  # the run of options ended
+    return [Option("", item) for item in dict.fromkeys(items)]
+
+
+def read_options(params: str, question: str) -> tuple[list[Option], str]:
+    for source, text in (("parameters", params), ("question", question)):
+        if not text:
+            continue
+        quoted = _block_quote_options(text)
+        if quoted:
+            return quoted, source
+        intro = _CHOICE_INTRO_RE.search(text)
+        if intro:
+            rest = text[intro.end() :]
+        else:  # "choose_from = [a, b]" in parameters: drop the name
+            rest = _PARAM_NAME_RE.sub("", text) if source == "parameters" else ""
+        if rest:
+            options = _labelled_options(rest) or _listed_options(rest)
+            if options:
+                return options, source
+        if source == "question":
+            options = _labelled_options(text)
+            if options:
+                return options, source
+    return [], ""
+
+
+def _label_pattern(label: str) -> re.Pattern[str]:
+    """How a bare label is recognised in an answer (see the module docstring). Every
+    alternative starts with a literal, so the regex engine can skip ahead quickly."""
+    esc = re.escape(label)
+    if label.isupper() and label not in ("A", "I"):
+        return re.compile(rf"{esc}(?<!\w{esc})(?!\w)")
+    return re.compile(
+        rf"\({esc}\)"
+        rf"|{esc}(?<![\w.]{esc})(?:[.):](?!\w)|(?=[ \t]*(?:[,;/]|or\b|and\b|$)))"
+        rf"|(?:option|choice|answer)(?<!\w.{{6}})[ \t]*[:：]?[ \t]*{esc}(?!\w)",
+        re.I if label.isalpha() else 0,
+    )
+
+
+def _option_hits(
+    option: Option, text: str, lowered: str, limit: int = 50, case_sensitive: bool = False
+) -> list[tuple[int, int]]:
+    """Where ``option`` is named in ``text`` (``lowered`` is ``text.lower()``)."""
+    patterns: list[tuple[re.Pattern[str], str]] = []
+    if option.text:
+        wanted = option.text if case_sensitive else option.text.lower()
+        if (text if case_sensitive else lowered).find(wanted) < 0:
+            wanted = ""  # not there at all: skip compiling a pattern for it
+        if wanted:
+            esc = re.escape(wanted)
+            pattern = re.compile(rf"{esc}(?<!\w{esc})(?!\w)")
+            patterns.append((pattern, text if case_sensitive else lowered))
+    if option.label:
+        if text.strip(" \t*.()[]{}\"'`:") == option.label:
+            return [(0, len(text))]
+        patterns.append((_label_pattern(option.label), text))
+    hits: list[tuple[int, int]] = []
+    for pattern, haystack in patterns:
+        for k, m in enumerate(pattern.finditer(haystack)):
+            if k >= limit:
+                break
+            hits.append(m.span())
+    return hits
+
+
+def _case_sensitive(options: list[Option]) -> bool:
+    """Options are matched ignoring case unless case tells them apart (``c1ccccc1`` and
+    ``C1CCCCC1``) or they are all SMILES, where case is meaning (aromatic ``c``)."""
+    texts = [o.text for o in options if o.text]
+    if len({t.lower() for t in texts}) < len(set(texts)):
+        return True
+    return bool(texts) and all(smiles_shaped(t) and not t.isalpha() for t in texts)
+
+
+def named_options(options: list[Option], text: str) -> list[Option]:
+    """Options named in ``text``; a hit inside a longer hit of another option is dropped.
+
+    One sweep over all hits sorted by start (longest first): a hit is dominated when a hit
+    of another option that starts no later reaches at least as far and is longer. Keeping
+    the two farthest-reaching hits of distinct options seen so far makes it linear in the
+    number of hits, not quadratic in the number of options."""
+    lowered = text.lower()
+    exact = _case_sensitive(options)
+    hits = sorted(
+        (start, -end, i)
+        for i, option in enumerate(options)
+        for start, end in _option_hits(option, text, lowered, case_sensitive=exact)
+    )
+    named: set[int] = set()
+    best: list[tuple[int, int, int]] = []  # (end, start, option) of the two farthest reaches
+    for start, neg_end, i in hits:
+        end = -neg_end
+        other = next((b for b in best if b[2] != i), None)
+        if other is None or not (other[0] > end or (other[0] == end and other[1] < start)):
+            named.add(i)
+        best = _two_farthest([*best, (end, start, i)])
+    return [options[i] for i in sorted(named)]
+
+
+def _two_farthest(reaches: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """The farthest-reaching hit, and the farthest of an option other than its own."""
+    reaches.sort(key=lambda r: (-r[0], r[1]))
+    first = reaches[0]
+    second = next((r for r in reaches[1:] if r[2] != first[2]), None)
+    return [first, second] if second else [first]
+
+
+def same_molecule(options: list[Option], text: str) -> list[Option]:
+    """SMILES options named by an equivalent SMILES (``OCC`` for ``CCO``): each token of
+    ``text`` that parses is compared with the options by canonical SMILES."""
+    canonical: dict[str, int] = {}
+    for i, option in enumerate(options):
+        mol, _ = parse_smiles(option.text) if option.text else (None, "")
+        if mol is None:
+            return []  # not a list of molecules
+        canonical.setdefault(Chem.MolToSmiles(mol), i)
+    found: dict[int, None] = {}
+    for k, m in enumerate(re.finditer(r"[^\s,;]+", text)):
+        if k >= 200:
+            break
+        token = m.group().strip("`*'\"“”.()[]{}:")
+        if not smiles_shaped(token):
+            continue
+        mol, _ = parse_smiles(token)
+        if mol is not None and (key := Chem.MolToSmiles(mol)) in canonical:
+            found[canonical[key]] = None
+    return [options[i] for i in found]

@@ -1,0 +1,300 @@
+"""The ``<discipline>_unit_consistency`` rule (five names, one implementation; each
+discipline module registers it), on the unit grammar of ``units.py`` (whose docstring
+states the requirement and checking rules).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sci_tasks.metrics.constraints.base import (
+    CheckInput,
+)
+from sci_tasks.metrics.constraints.text import (
+    clean_parameters,
+    clip,
+    final_answer,
+    non_empty_lines,
+    sentences,
+)
+from sci_tasks.metrics.constraints.units import (
+    Quantity,
+    TooManyNumbers,
+    Unit,
+    clean_unit_text,
+    dimension,
+    is_si,
+    labelled_units,
+    parse_unit,
+    quantities,
+    read_unit,
+    render,
+)
+from sci_tasks.metrics.verdict import Verdict
+
+# --------------------------------------------------------------------------- requirement
+
+_UNIT_CUE_RE = re.compile(
+    r"\b(?:in|into)[ \t]+(?:(?:the[ \t]+)?units?[ \t]+of[ \t]+|terms[ \t]+of[ \t]+)?"
+    r"|\bunits?\b[ \t]*(?:[:=]|of\b|is\b|should[ \t]+be\b|must[ \t]+be\b)?[ \t]*"
+    r"|\bconvert\b[^.\n]{0,60}?\b(?:to|into)[ \t]+"
+    r"|\bas[ \t]+(?:an?[ \t]+)?(?=percent)",
+    re.I,
+)
+_ASK_RE = re.compile(
+    r"\b(?:express\w*|give|giving|report\w*|state|answer\w*|result\w*|convert\w*|units?|"
+    r"round\w*|record|write|provide|present|calculat\w*|comput\w*|determin\w*|find|estimat\w*|"
+    r"predict\w*|measur\w*|value|what|how)\b",
+    re.I,
+)
+_PARAM_LEAD_RE = re.compile(
+    r"^(?:(?:the[ \t]+)?(?:required[ \t]+|target[ \t]+|final[ \t]+)?(?:answer[ \t]+)?units?"
+    r"[ \t]*(?:[:=]|is|should[ \t]+be|must[ \t]+be|of)?"
+    r"|(?:express(?:ed)?|give[n]?|report(?:ed)?)(?:[ \t]+(?:the|all|every|each)"
+    r"(?:[ \t]+\w+)?)?[ \t]+in"
+    r"|in)[ \t]+",
+    re.I,
+)
+_SI_REQUIRED_RE = re.compile(r"\bSI\b(?:[ \t]+(?:base[ \t]+)?units?)?|\bSystème[ \t]+International")
+_WHOLE_RE = re.compile(
+    r"\b(?:all|every|each|throughout|entire|whole|consistent(?:ly)?|always)\b", re.I
+)
+
+
+# "a dimensionless ratio", "unitless", "no units": the answer is a pure number.
+_DIMENSIONLESS_RE = re.compile(
+    r"\b(?:dimensionless|unitless|unit-less|non-dimensional|pure[ \t]+number|"
+    r"(?:has|have|with|carr(?:y|ies))[ \t]+no[ \t]+units?|without[ \t]+(?:any[ \t]+)?units?)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Requirement:
+    units: tuple[Unit, ...]  # required units (empty in SI and dimensionless modes)
+    si: bool
+    source: str  # "parameters" / "question"
+    context: str  # the text that stated it (for the scope)
+    dimensionless: bool = False  # a pure number, no physical unit
+
+    def show(self) -> str:
+        if self.dimensionless:
+            return "no unit (dimensionless)"
+        return "SI units" if self.si else " and ".join(render(u) for u in self.units)
+
+
+def _dedupe(units: Iterable[Unit]) -> tuple[Unit, ...]:
+    out: list[Unit] = []
+    for u in units:
+        if u not in out:
+            out.append(u)
+    return tuple(out)
+
+
+def _units_in_parameters(params: str) -> list[Unit]:
+    text = _PARAM_LEAD_RE.sub("", params.strip()).strip(" .;\"'`")
+    whole = parse_unit(text)
+    if whole:
+        return [whole[0]]
+    m = re.fullmatch(r"(.+?)[ \t]*\(([^()]+)\)", text)  # "grams (g)", "kJ/mol (kilojoules ...)"
+    if m and len(m.group(1).split()) <= 4:  # a unit name, not a sentence ending in "(°C)"
+        a, b = parse_unit(m.group(1)), parse_unit(m.group(2))
+        if a or b:
+            return [(b or a)[0]]
+    parts = [p for p in re.split(r"[ \t]*(?:[,;]|\band\b)[ \t]*", text) if p.strip()]
+    if len(parts) > 1:
+        found = [parse_unit(p) for p in parts]
+        # a piece that is no unit and reads as prose ("the coefficient is unity") is a
+        # remark beside the units, not a unit
+        if any(found) and all(f or len(p.split()) >= 3 for f, p in zip(found, parts, strict=True)):
+            return [f[0] for f in found if f]
+    return []
+
+
+_MOLECULE_RE = re.compile(r"[A-Z][a-z]?[0-9]")
+_LABEL_PAIR_RE = re.compile(r"(?<=\b[A-Z])(?:[ \t]*,[ \t]*|[ \t]+(?:and|or)[ \t]+)[A-Z]\b")
+
+
+def _units_after_cues(text: str, ask: bool = True) -> tuple[list[Unit], list[str]]:
+    """Units stated in instruction sentences of ``text`` (see the module docstring); with
+    ``ask=False`` (parameters: every sentence states the requirement) in any sentence."""
+    found: list[Unit] = []
+    where: list[str] = []
+    for sentence in sentences(text):
+        if ask and not _ASK_RE.search(sentence):
+            continue
+        cleaned = clean_unit_text(sentence)
+        hit = False
+        for m in _UNIT_CUE_RE.finditer(cleaned):
+            start = m.end()
+            if start and cleaned[start - 1].isalnum() and cleaned[start : start + 1].isalnum():
+                continue  # inside a word ("unity" is no "unit" + "y")
+            units, stop = read_unit(cleaned, start, fold=False)
+            if not units or (stop < len(cleaned) and cleaned[stop].isalnum()):
+                continue
+            written = cleaned[m.end() : stop].strip()
+            if _MOLECULE_RE.fullmatch(written) or _LABEL_PAIR_RE.match(cleaned, stop):
+                continue  # "in N2", "in A and B": a molecule or labels, not a unit
+            unit = units[0]
+            paren = re.match(r"[ \t]*\(([^()]{1,30})\)", cleaned[stop:])
+            if paren:  # "in grams (g)": the symbol in brackets is the same unit or wins
+                inner = parse_unit(paren.group(1))
+                if inner:
+                    unit = inner[0]
+            found.append(unit)
+            hit = True
+        if hit:
+            where.append(sentence)
+    return found, where
+
+
+def required_units(params: str, question: str) -> Requirement | None:
+    """The required unit(s): the parameters when they state units, else the question."""
+    q_units, q_where = _units_after_cues(question) if question else ([], [])
+    if params:
+        units = _units_in_parameters(params)
+        if not units:
+            units, _ = _units_after_cues(params, ask=False)
+        if not units:  # "Primer length: 24 nucleotides (nt)": the units the values carry
+            try:
+                units = [q.units[0] for q in quantities(clean_unit_text(params)) if q.units]
+            except TooManyNumbers:
+                units = []
+        if units:
+            context = " ".join([params, *(s for s in q_where)])
+            return Requirement(_dedupe(units), False, "parameters", context)
+        if _SI_REQUIRED_RE.search(params):
+            return Requirement((), True, "parameters", params)
+        if _DIMENSIONLESS_RE.search(params):
+            return Requirement((), False, "parameters", params, dimensionless=True)
+    if q_units:
+        return Requirement(_dedupe(q_units), False, "question", " ".join(q_where))
+    si = [s for s in sentences(question or "") if _SI_REQUIRED_RE.search(s)]
+    if si:
+        return Requirement((), True, "question", " ".join(si))
+    pure = [s for s in sentences(question or "") if _DIMENSIONLESS_RE.search(s)]
+    if pure:
+        return Requirement((), False, "question", " ".join(pure), dimensionless=True)
+    return None
+
+
+# --------------------------------------------------------------------------- checker
+
+
+_DIGIT_RE = re.compile(r"[0-9]")
+
+
+def answer_region(response: str) -> tuple[str, str] | None:
+    """The final-answer text for unit checks and words for it (module docstring)."""
+    span = final_answer(response)
+    if span is not None:
+        nl = response.find("\n", span.end)
+        end = len(response) if nl < 0 else nl
+        return response[span.start : end], f"the final answer ({span.source})"
+    lines = non_empty_lines(response)
+    for line in reversed(lines):
+        if _DIGIT_RE.search(line.text):
+            return line.text, "the last line with a number"
+    if lines:
+        return lines[-1].text, "the last line"
+    return None
+
+
+def _show_quantity(q: Quantity) -> str:
+    return f"{q.number} {q.unit_text}".strip() if q.unit_text else q.number
+
+
+def check_units(inp: CheckInput) -> Verdict:
+    params = clean_parameters(inp.parameters)
+    req = required_units(params, inp.question or "")
+    if req is None:
+        shown = f"parameters {clip(params)!r}" if params else "parameters empty"
+        return Verdict.unscored(f"required unit not found ({shown}; none stated in the question)")
+    whole = bool(_WHOLE_RE.search(req.context))
+    if whole:
+        text, where = inp.response, "the response"
+    else:
+        region = answer_region(inp.response)
+        if region is None:
+            return Verdict.failed(f"empty response ({req.show()} required)")
+        text, where = region
+    try:
+        found = quantities(clean_unit_text(text))
+    except TooManyNumbers as exc:
+        return Verdict.unscored(f"{exc} in {where}: not checked")
+    with_unit = [q for q in found if q.units]
+    if req.si:
+        return _check_si(with_unit, where)
+    if req.dimensionless:
+        return _check_dimensionless(found, with_unit, where, req.source)
+    if not whole and not with_unit:
+        labels = labelled_units(clean_unit_text(text))
+        for shown, units in labels:
+            if any(u in req.units for u in units):
+                return Verdict.passed(f"{where} names the unit {shown!r} = {req.show()}")
+        if not found:
+            return Verdict.failed(f"no number with a unit in {where}: {clip(text)!r}")
+        return Verdict.failed(
+            f"no unit after the numbers in {where} ({', '.join(q.number for q in found[:3])}); "
+            f"{req.show()} required"
+        )
+    missing = [u for u in req.units if not any(u in q.units for q in with_unit)]
+    if whole:
+        dims = {dimension(u) for u in req.units}
+        wrong = [
+            q
+            for q in with_unit
+            if not any(u in req.units for u in q.units) and dimension(q.units[0]) in dims
+        ]
+        if wrong:
+            return Verdict.failed(
+                f"{len(wrong)} quantit{'y' if len(wrong) == 1 else 'ies'} in {where} of the "
+                f"same kind not in {req.show()}: {', '.join(_show_quantity(q) for q in wrong[:3])}"
+            )
+    if missing:
+        seen = ", ".join(_show_quantity(q) for q in with_unit[:3]) or "none"
+        return Verdict.failed(
+            f"{where} has no quantity in {' and '.join(render(u) for u in missing)} "
+            f"(required, from the {req.source}); found: {seen}"
+        )
+    hits = [q for q in with_unit if any(u in req.units for u in q.units)]
+    return Verdict.passed(
+        f"{len(hits)} quantit{'y' if len(hits) == 1 else 'ies'} in {where} in {req.show()} "
+        f"(from the {req.source}), e.g. {_show_quantity(hits[0])}"
+    )
+
+
+def _check_si(with_unit: list[Quantity], where: str) -> Verdict:
+    if not with_unit:
+        return Verdict.failed(f"no number with a unit in {where} (SI units required)")
+    exempt = {"ratio", "count", "angle", "angle2"}  # dimensionless: %, cells, degrees
+    bad = [
+        q
+        for q in with_unit
+        if not is_si(q.units[0]) and not {b for b, _ in dimension(q.units[0])} <= exempt
+    ]
+    if bad:
+        return Verdict.failed(
+            f"non-SI unit in {where}: {', '.join(_show_quantity(q) for q in bad[:3])}"
+        )
+    return Verdict.passed(f"all {len(with_unit)} quantities in {where} are in SI units")
+
+
+def _check_dimensionless(
+    found: list[Quantity], with_unit: list[Quantity], where: str, source: str
+) -> Verdict:
+    """A pure number: no quantity in scope carries a unit of a physical dimension (a
+    percentage or another ratio unit is still a pure number)."""
+    if not found:
+        return Verdict.failed(f"no number in {where} (a dimensionless value required)")
+    physical = [q for q in with_unit if {b for b, _ in dimension(q.units[0])} - {"ratio"}]
+    if physical:
+        return Verdict.failed(
+            f"dimensionless value required (from the {source}) but {where} has "
+            f"{', '.join(_show_quantity(q) for q in physical[:3])}"
+        )
+    return Verdict.passed(
+        f"dimensionless value (from the {source}) in {where}: {_show_quantity(found[-1])}"
+    )
