@@ -26,7 +26,9 @@ import datasets
 from sci_tasks.benchmarks import Benchmark
 from sci_tasks.data.jsonl import read_folder_records, read_location
 from sci_tasks.data.locate import DataError, DataLocation, locate
+from sci_tasks.data.records import image_files, known_name
 from sci_tasks.images import ImageBudget
+from sci_tasks.metrics.reply import normalise_reply
 from sci_tasks.metrics.verify_parse import parse_verification
 
 log = logging.getLogger(__name__)
@@ -103,25 +105,13 @@ RUBRIC_FEATURES = datasets.Features(
 )
 
 
-def _key(name: str) -> str:
-    return re.sub(r"[\s_-]+", "_", name).strip("_").lower()
-
-
 def category_name(name: str) -> str:
     """``Instruction Following``, ``instruction-following``, ``IF`` -> ``instruction_following``."""
-    key = _key(name)
-    key = _CATEGORY_ALIASES.get(key, key)
-    if key not in CATEGORIES:
-        raise KeyError(f"unknown SciGen-Verify category {name!r}; known: {', '.join(CATEGORIES)}")
-    return key
+    return known_name(name, CATEGORIES, _CATEGORY_ALIASES, "SciGen-Verify category")
 
 
 def discipline_name(name: str) -> str:
-    key = _key(name)
-    key = _DISCIPLINE_ALIASES.get(key, key)
-    if key not in DISCIPLINES:
-        raise KeyError(f"unknown discipline {name!r}; known: {', '.join(DISCIPLINES)}")
-    return key
+    return known_name(name, DISCIPLINES, _DISCIPLINE_ALIASES, "discipline")
 
 
 # --- SciGen-Verify records ---------------------------------------------------------------------
@@ -169,7 +159,9 @@ def _normalise(raw: Any, where: str, folder: Path) -> dict[str, Any]:
     if missing:
         raise DataError(f"{where}: missing field(s) {', '.join(missing)}")
     label = _label(raw["label"], where)
-    source_images = _images(raw.get("source_images"), folder, where, "source_images", True)
+    source_images = image_files(
+        raw.get("source_images"), folder, where, "source_images", optional=True
+    )
     edit = _optional_text(raw.get("edit"), where, "edit")
     if label and edit is not None:
         raise DataError(f"{where}: a positive record (label true) has no edit, got {edit!r}")
@@ -188,7 +180,7 @@ def _normalise(raw: Any, where: str, folder: Path) -> dict[str, Any]:
         "category": _choice(raw["category"], category_name, where, "category"),
         "discipline": _choice(raw["discipline"], discipline_name, where, "discipline"),
         "instruction": _text(raw["instruction"], where, "instruction"),
-        "images": _images(raw["images"], folder, where, "images", False),
+        "images": image_files(raw["images"], folder, where),
         "source_images": source_images,
         "task_type": "editing" if source_images else "generation",
         "label": label,
@@ -255,7 +247,7 @@ def _from_chat(raw: dict[str, Any], where: str) -> dict[str, Any]:
     if not assistants:
         raise DataError(f"{where}: no assistant turn after the user turn (it holds the label)")
     answer_text, _ = _turn_text(messages[assistants[-1]].get("content"), where, "assistant turn")
-    answer = parse_verification(answer_text)
+    answer = parse_verification(normalise_reply(answer_text))  # a reasoning block is no label
     if answer.judgement is None:
         raise DataError(
             f"{where}: the last assistant turn gives no true / false label ({answer.note}): "
@@ -336,24 +328,6 @@ def _label(value: Any, where: str) -> bool:
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
     raise DataError(f"{where}: label must be true or false, got {value!r}")
-
-
-def _images(value: Any, folder: Path, where: str, name: str, optional: bool) -> list[str]:
-    if optional and value in (None, []):
-        return []
-    rels = [value] if isinstance(value, str) else value
-    if not isinstance(rels, list) or not rels or not all(isinstance(r, str) and r for r in rels):
-        raise DataError(f"{where}: {name} must be one or more paths, got {value!r}")
-    paths = []
-    for rel in rels:
-        rel_path = Path(rel)
-        if rel_path.is_absolute() or ".." in rel_path.parts:
-            raise DataError(f"{where}: image path {rel!r} must be relative to the data folder")
-        full = folder / rel_path
-        if not full.is_file():
-            raise DataError(f"{where}: image not found: {full}")
-        paths.append(str(full))
-    return paths
 
 
 def load_for_lm_eval(category: str | None = None, **metadata: Any) -> datasets.DatasetDict:

@@ -37,6 +37,7 @@ from sci_tasks.benchmarks import Benchmark
 from sci_tasks.cache import cache_root
 from sci_tasks.data.jsonl import UniqueIds, read_objects
 from sci_tasks.data.locate import DataError, DataLocation, locate
+from sci_tasks.data.records import image_files, known_name
 
 log = logging.getLogger(__name__)
 
@@ -118,11 +119,7 @@ FEATURES = datasets.Features(
 
 
 def discipline_name(name: str) -> str:
-    key = name.strip().lower()
-    key = ALIASES.get(key, key)
-    if key not in FILES:
-        raise KeyError(f"unknown SciMIF discipline {name!r}; known: {', '.join(FILES)}")
-    return key
+    return known_name(name, tuple(FILES), ALIASES, "SciMIF discipline")
 
 
 def _type_key(name: str) -> str:
@@ -439,20 +436,9 @@ def _instruction(entry: Any, where: str) -> dict[str, str | None]:
 
 def _images(value: Any, images_dir: Path, where: str) -> dict[str, list[str]]:
     """``images`` (files under ``images_dir``) and ``image_path`` (relative to images/)."""
-    if value in (None, "", []):
-        return {"images": [], "image_path": []}
-    rels = [value] if isinstance(value, str) else value
-    if not isinstance(rels, list) or not all(isinstance(r, str) for r in rels):
-        raise DataError(f"{where}: image must be a path or a list of paths, got {value!r}")
-    paths = []
-    for rel in rels:
-        rel_path = _release_path(rel)
-        full = images_dir / rel_path
-        if rel_path.is_absolute() or ".." in rel_path.parts:
-            raise DataError(f"{where}: image path {rel!r} must be relative to images/")
-        if not full.is_file():
-            raise DataError(f"{where}: image not found: {full}")
-        paths.append(str(full))
+    paths = image_files(value, images_dir, where, "image", optional=True,
+                        relative_to="images/", spelled=lambda r: str(_release_path(r)))  # fmt: skip
+    rels = [value] if isinstance(value, str) else value or []
     return {"images": paths, "image_path": [_release_path(r).as_posix() for r in rels]}
 
 

@@ -11,7 +11,6 @@ technique and field task; a split with no records is an error that names it.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +21,7 @@ import datasets
 from sci_tasks.benchmarks import Benchmark
 from sci_tasks.data.jsonl import read_folder_records, read_location
 from sci_tasks.data.locate import DataError, DataLocation, locate
+from sci_tasks.data.records import image_files, name_key
 from sci_tasks.images import ImageBudget
 
 log = logging.getLogger(__name__)
@@ -84,17 +84,12 @@ FEATURES = datasets.Features(
 )
 
 
-def _key(name: str) -> str:
-    """Case-, space- and underscore-insensitive form used to match split names."""
-    return re.sub(r"[\s_-]+", " ", name).strip().lower()
-
-
-_FIELD_BY_KEY = {_key(f): f for f in FIELDS}
+_FIELD_BY_KEY = {name_key(f): f for f in FIELDS}
 
 
 def field_name(name: str) -> str:
     """The spec's spelling of a known field; any other name is kept (trimmed)."""
-    return _FIELD_BY_KEY.get(_key(name), name.strip())
+    return _FIELD_BY_KEY.get(name_key(name), name.strip())
 
 
 def load(
@@ -121,7 +116,7 @@ def load(
         split.append(("technique", wanted))
     if field is not None:
         split.append(("field", field))
-    kept = [r for r in records if all(_key(r[k]) == _key(v) for k, v in split)]
+    kept = [r for r in records if all(name_key(r[k]) == name_key(v) for k, v in split)]
     if not kept:
         name = " and ".join(f"{k}={v!r}" for k, v in split)
         present = {k: sorted({r[k] for r in records}) for k, _ in split}
@@ -178,7 +173,7 @@ def _normalise(raw: Any, where: str, folder: Path) -> dict[str, Any]:
         "labels": labels,
         "options": texts,
         "answer": _answer(raw["answer"], labels, where),
-        "images": _images(raw["images"], folder, where),
+        "images": image_files(raw["images"], folder, where),
         "technique": _technique(raw["technique"], where),
         "field": _field(raw["field"], where),
         "bloom_level": _bloom(raw.get("bloom_level"), where),
@@ -229,22 +224,6 @@ def _answer(value: Any, labels: list[str], where: str) -> list[str]:
     if len(set(answer)) != len(answer):
         raise DataError(f"{where}: answer repeats a label: {', '.join(answer)}")
     return sorted(answer)
-
-
-def _images(value: Any, folder: Path, where: str) -> list[str]:
-    rels = [value] if isinstance(value, str) else value
-    if not isinstance(rels, list) or not rels or not all(isinstance(r, str) and r for r in rels):
-        raise DataError(f"{where}: images must be one or more paths, got {value!r}")
-    paths = []
-    for rel in rels:
-        rel_path = Path(rel)
-        if rel_path.is_absolute() or ".." in rel_path.parts:
-            raise DataError(f"{where}: image path {rel!r} must be relative to the data folder")
-        full = folder / rel_path
-        if not full.is_file():
-            raise DataError(f"{where}: image not found: {full}")
-        paths.append(str(full))
-    return paths
 
 
 def _technique(value: Any, where: str) -> str:
