@@ -102,3 +102,23 @@ def judge_settings(model: str, base_url: str, tmp_path: Path, **overrides: Any) 
         "cache_dir": str(tmp_path / "judge-cache"),
     }
     return settings | overrides
+
+
+def redrawn_sample_images(script: str, tmp_path: Path) -> tuple[Path, list[Path]]:
+    """Run ``scripts/<script>.py`` into ``tmp_path`` and check that it draws exactly the
+    committed PNGs, byte for byte; returns the committed folder and the drawn files (relative)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / f"{script}.py"
+    spec = importlib.util.spec_from_file_location(script, path)
+    assert spec and spec.loader
+    module: Any = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    committed = Path(module.ROOT)
+    module.ROOT = tmp_path
+    module.main()
+    drawn = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.png"))
+    assert drawn == sorted(p.relative_to(committed) for p in committed.rglob("*.png"))
+    for rel in drawn:
+        assert (tmp_path / rel).read_bytes() == (committed / rel).read_bytes(), rel
+    return committed, drawn

@@ -15,6 +15,8 @@ import sci_tasks
 from sci_tasks.data import spm_bench
 from sci_tasks.data.locate import DataError, DataLocation, locate
 
+from .helpers import redrawn_sample_images
+
 if TYPE_CHECKING:
     from lm_eval.tasks import TaskManager
 
@@ -271,20 +273,7 @@ def test_bundled_samples_cover_every_technique_and_spec_field() -> None:
 
 def test_bundled_sample_images_are_those_the_script_draws(tmp_path: Path) -> None:
     """The committed PNGs are exactly what scripts/make_spm_sample_images.py produces."""
-    import importlib.util
-
-    script = Path(__file__).resolve().parents[1] / "scripts" / "make_spm_sample_images.py"
-    spec = importlib.util.spec_from_file_location("make_spm_sample_images", script)
-    assert spec and spec.loader
-    module: Any = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    committed = module.ROOT
-    module.ROOT = tmp_path
-    module.main()
-    drawn = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.png"))
-    assert drawn == sorted(p.relative_to(committed) for p in committed.rglob("*.png"))
-    for rel in drawn:
-        assert (tmp_path / rel).read_bytes() == (committed / rel).read_bytes(), rel
+    redrawn_sample_images("make_spm_sample_images", tmp_path)
 
 
 # --- splits as lm-eval tasks ------------------------------------------------------------------

@@ -82,6 +82,19 @@ def bundled_suffix(sources: Sequence[str]) -> str:
     return f" ({BUNDLED})" if sources else ""
 
 
+def heading(title: str, intro: str, bundled: Sequence[str], what: str = "data") -> list[str]:
+    """A report's first lines: its title (marked when the data are bundled samples), one
+    line saying what it was computed from, and the bundled-data warning when it applies."""
+    lines = [f"# {title} report{bundled_suffix(bundled)}", "", intro, ""]
+    if bundled:
+        lines += [
+            f"**Bundled sample {what}: these numbers are not benchmark results.** "
+            f"Data: {'; '.join(bundled)}.",
+            "",
+        ]
+    return lines
+
+
 def mark_bundled(fig: Any, sources: Sequence[str]) -> None:
     """A visible note above a matplotlib figure drawn from bundled samples (a suptitle:
     the constrained layout keeps it clear of the axes and legend)."""

@@ -32,6 +32,7 @@ from sci_tasks.report import (
     bundled_sources,
     bundled_suffix,
     csv_cells,
+    heading,
     logged_samples,
     markdown_table,
     newest_samples,
@@ -217,20 +218,9 @@ def markdown(
         {str(r[k]) for r in records for k in ("acc_e_judge", "acc_i_judge") if r.get(k)}
     )
     suffix = bundled_suffix(bundled)
-    lines = [
-        "# SciGen-Verify report" + suffix,
-        "",
-        f"Run: `{run_dir}`; {len(records)} SciGen-Verify samples. Files: "
-        + ", ".join(f"`{p.name}`" for p in files)
-        + ".",
-        "",
-    ]
-    if bundled:
-        lines += [
-            f"**Bundled sample records: these numbers are not benchmark results.** "
-            f"Data: {'; '.join(bundled)}.",
-            "",
-        ]
+    files_shown = ", ".join(f"`{p.name}`" for p in files)
+    intro = f"Run: `{run_dir}`; {len(records)} SciGen-Verify samples. Files: {files_shown}."
+    lines = heading("SciGen-Verify", intro, bundled, "records")
     for group, title in (("category", "By category"), ("discipline", "By discipline")):
         part = [r for r in rows if r.group in (group, "overall")]
         lines += [

@@ -38,10 +38,12 @@ from sci_tasks.metrics.constraints.registry import Group
 from sci_tasks.report import (
     bundled_sources,
     bundled_suffix,
+    heading,
     logged_samples,
     mark_bundled,
     markdown_table,
     newest_samples,
+    save_figure,
 )
 
 DISCIPLINES = tuple(SHORT)
@@ -279,13 +281,7 @@ def write_report(run_dir: Path, out_dir: Path) -> list[Path]:
     tables = {name: fn(samples) for name, fn in TABLES.items()}
     tables["correctness"] = correctness_table(samples, run_dir.name)
     written = []
-    markdown = ["# SciMIF report" + suffix, "", f"{len(samples)} samples from {run_dir}", ""]
-    if bundled:
-        markdown += [
-            f"**Bundled sample data: these numbers are not benchmark results.** "
-            f"Data: {'; '.join(bundled)}.",
-            "",
-        ]
+    markdown = heading("SciMIF", f"{len(samples)} samples from {run_dir}", bundled)
     for name, rows in tables.items():
         csv_path = out_dir / f"scimif_{name}.csv"
         with csv_path.open("w", newline="", encoding="utf-8") as fh:
@@ -304,6 +300,7 @@ def write_report(run_dir: Path, out_dir: Path) -> list[Path]:
 # --- plots ----------------------------------------------------------------------------------
 
 BAR_COLOURS = ("#3b6fb6", "#e67e22", "#2e8b57")
+UNIT_TICKS = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
 
 
 def _bar_labels(ax: Any, positions: Iterable[float], values: Sequence[float], **kw: Any) -> None:
@@ -340,14 +337,9 @@ def plot_disciplines(path: Path, table: list[list[Any]], bundled: Sequence[str])
     ax.set_xticks(x)
     ax.set_xticklabels(names, fontsize=9)
     ax.set_ylim(0.0, 1.12)
-    ax.set_yticks([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    ax.set_yticks(UNIT_TICKS)
     ax.set_ylabel("score (unscored excluded), ± bootstrap s.e.")
-    ax.set_title("SciMIF: CSR / ISR / DRFR per discipline")
-    ax.grid(axis="y", alpha=0.3)
-    ax.set_axisbelow(True)
-    fig.legend(loc="outside lower center", ncol=3, frameon=False)
-    mark_bundled(fig, bundled)
-    _save(fig, path)
+    _finish(fig, ax, "SciMIF: CSR / ISR / DRFR per discipline", "y", bundled, path)
 
 
 def plot_groups(
@@ -375,16 +367,17 @@ def plot_groups(
     ax.set_yticklabels(groups, fontsize=9)
     ax.invert_yaxis()  # the paper's group order, top to bottom
     ax.set_xlim(0.0, 1.1)
-    ax.set_xticks([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    ax.set_xticks(UNIT_TICKS)
     ax.set_xlabel("DRFR (n/a: no scored constraint of the group)")
-    ax.set_title("SciMIF: DRFR per functional group (all samples)")
-    ax.grid(axis="x", alpha=0.3)
+    _finish(fig, ax, "SciMIF: DRFR per functional group (all samples)", "x", bundled, path)
+
+
+def _finish(fig: Any, ax: Any, title: str, grid: str, bundled: Sequence[str], path: Path) -> None:
+    """Title, value grid behind the bars, legend below (one row), bundled mark; saved."""
+    ax.set_title(title)
+    ax.grid(axis=grid, alpha=0.3)
     ax.set_axisbelow(True)
-    fig.legend(loc="outside lower center", ncol=2, frameon=False)
+    ncol = len(ax.get_legend_handles_labels()[1])
+    fig.legend(loc="outside lower center", ncol=ncol, frameon=False)
     mark_bundled(fig, bundled)
-    _save(fig, path)
-
-
-def _save(fig: Any, path: Path) -> None:
-    # no timestamp / software metadata: the same run gives the same file
-    fig.savefig(path, dpi=110, metadata={"Software": None})
+    save_figure(fig, path)

@@ -32,6 +32,7 @@ from sci_tasks.report import (
     bundled_suffix,
     csv_cells,
     fmt,
+    heading,
     logged_samples,
     mark_bundled,
     markdown_table,
@@ -213,20 +214,12 @@ def markdown(
     )
     shown = ", ".join(f"lambda = {lam:g}, Gamma = {gam:g}" for lam, gam in params)
     suffix = bundled_suffix(bundled)
-    lines = [
-        "# SPM-Bench report" + suffix,
-        "",
-        f"Run: `{run_dir}`; {overall.questions} questions from "
-        + ", ".join(f"`{p.name}`" for p in files)
-        + " (each question counted once).",
-        "",
-    ]
-    if bundled:
-        lines += [
-            f"**Bundled sample questions: these numbers are not benchmark results.** "
-            f"Data: {'; '.join(bundled)}.",
-            "",
-        ]
+    files_shown = ", ".join(f"`{p.name}`" for p in files)
+    intro = (
+        f"Run: `{run_dir}`; {overall.questions} questions from {files_shown} "
+        "(each question counted once)."
+    )
+    lines = heading("SPM-Bench", intro, bundled, "questions")
     lines += [f"## By field{suffix}", "", *_md_table([*by_field, overall], "field"), ""]
     lines += [f"## By technique{suffix}", "",
               *_md_table([*by_technique, overall], "technique"), ""]  # fmt: skip
