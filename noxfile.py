@@ -1,4 +1,5 @@
-"""Sessions: tests, lint, typecheck, smoke. `nox -s tests` is the README's test command."""
+"""Sessions: lint, typecheck, tests (shuffled order), tests_each_file (every test file alone);
+smoke and judge_llama on demand. `nox` runs the first four: the README's test command."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import nox
 
-nox.options.sessions = ["lint", "typecheck", "tests"]
+nox.options.sessions = ["lint", "typecheck", "tests", "tests_each_file"]
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
 
@@ -29,9 +30,22 @@ def install_project(session: nox.Session, *, editable: bool = True) -> None:
 
 @nox.session(python="3.11")
 def tests(session: nox.Session) -> None:
-    """Unit, data-driven metric and end-to-end tests (a real model on CPU included)."""
+    """Unit, data-driven metric and end-to-end tests (a real model on CPU included), in a
+    shuffled order (pytest-randomly; repeat one with `nox -s tests -- --randomly-seed=N`)."""
     install_project(session)
     session.run("pytest", *session.posargs, env=OFFLINE)
+
+
+@nox.session(python="3.11")
+def tests_each_file(session: nox.Session) -> None:
+    """Every test file in a process of its own, in file order: with `tests` (one process,
+    order shuffled by pytest-randomly, seed in the header) this shows that no test leans on
+    another having run first. The real-model (e2e) tests run in `tests` only: a minute each."""
+    install_project(session)
+    files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py"))
+    for path in files:
+        session.run("pytest", "-q", "-p", "no:randomly", "-m", "not e2e and not llama_server",
+                    path, *session.posargs, env=OFFLINE, success_codes=[0, 5])  # fmt: skip
 
 
 @nox.session(python="3.11")
