@@ -1227,3 +1227,12 @@ def test_every_checker_is_fast_on_a_megabyte(label: str) -> None:
         elapsed = time.perf_counter() - start
         assert elapsed < 1.0, (label, name, round(elapsed, 2), result.reason)
         assert "raised" not in result.reason, result.reason
+
+
+def test_a_superscript_digit_as_length_parameter_is_no_crash() -> None:
+    """``str.isdigit`` is true for "¹" but ``int`` refuses it (found by hypothesis)."""
+    result = registry.evaluate(
+        "biology_sequence_length_constraint",
+        CheckInput("ATGGCC", "¹", "Give a sequence with 3 carbon atoms."),
+    )
+    assert "raised" not in result.reason and result.score is None

@@ -61,7 +61,6 @@ from sci_tasks.metrics.constraints.text import (
 )
 from sci_tasks.metrics.constraints.unit_check import check_units, required_units
 from sci_tasks.metrics.constraints.units import (
-    NUMBER_RE,
     TooManyNumbers,
     clean_unit_text,
     labelled_units,
@@ -439,6 +438,9 @@ def property_prediction_constraint(inp: CheckInput) -> Verdict:
     return _continuous_prediction(inp, params, question, source)
 
 
+_DIGIT_RE = re.compile(r"[0-9]")
+
+
 def _discrete_prediction(inp: CheckInput, params: str, question: str, source: str) -> Verdict:
     span = final_or(inp.response, last_content_line)
     if span is None:
@@ -448,7 +450,7 @@ def _discrete_prediction(inp: CheckInput, params: str, question: str, source: st
     if not labels:
         body = strip_decoration(span.text)
         words = body.split()
-        if NUMBER_RE.search(body):
+        if _DIGIT_RE.search(body):  # any digit: a label has none
             return Verdict.failed(
                 f"a number in {where} where a discrete label is required: {clip(body)!r}"
             )

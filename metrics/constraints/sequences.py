@@ -87,7 +87,7 @@ _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "sev
 
 def _count(token: str) -> int | None:
     t = " ".join(token.lower().replace("-", " ").split())
-    if t.isdigit():
+    if t.isascii() and t.isdigit():  # "¹" is a digit to str.isdigit, not to int()
         return int(t)
     if t in ("one hundred", "a hundred"):
         return 100

@@ -472,7 +472,9 @@ _EXPONENT = (
     r"(?:[eE][-+−]?[0-9]+"
     r"|[ \t]*(?:×|\\times|\\cdot|·|⋅|\*|x|X)[ \t]*10" + _POWER + ")"
 )
-_NUMBER_RE = re.compile(
+# The one number grammar of the project (``units.numbers`` reads quantities with it too):
+# sign, mantissa (thousands separators allowed) and an optional power-of-ten exponent.
+NUMBER_RE = re.compile(
     r"(?<![\w.])(?P<sign>[-+−]?)"
     r"(?P<mant>[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+)"
     r"(?P<exp>" + _EXPONENT + r")?"
@@ -522,7 +524,7 @@ def find_numbers(text: str) -> list[Number]:
     shown = text.replace("$", " ")  # same length: positions stay valid
     text = _blank_latex_spacing(shown)
     out: list[Number] = []
-    for m in _NUMBER_RE.finditer(text):
+    for m in NUMBER_RE.finditer(text):
         mant, exp = m.group(2, 3)
         start, end = m.span()
         if "," in mant:

@@ -74,6 +74,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import NamedTuple
 
+from sci_tasks.metrics.constraints.text import NUMBER_RE
+
 # --------------------------------------------------------------------------- tables
 
 # The unit tables are the data file units.json beside this module: "units" rows are
@@ -675,21 +677,16 @@ class Quantity(NamedTuple):
 # "× 10^n"), but a single regex pass, so a response of a million numbers stays cheap. The
 # regex starts with a digit (fast scanning); a sign before it is taken, and digits glued to
 # a letter, "_", "^", "{" or "." before them are not numbers (H2O, x_1, m^2), checked after.
-NUMBER_RE = re.compile(
-    r"(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?"
-    r"(?:[eE][-+−]?[0-9]+(?![A-Za-z])"
-    r"|[ \t]*(?:×|\\times|\*|·|x|X)[ \t]*10"
-    r"(?:[ \t]*\^[ \t]*\{?[ \t]*[-+−]?[0-9]+[ \t]*\}?|\*\*[ \t]*\(?[-+−]?[0-9]+\)?"
-    r"|[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))?"
-)
 _GLUE_BEFORE = frozenset("._^{")
 _SIGN_CHARS = frozenset("-+−")
 
 
 def numbers(text: str) -> Iterator[tuple[str, int, int]]:
-    """(number as written, start, end) for the numbers of ``text`` (see ``NUMBER_RE``)."""
+    """(number as written, start, end) for the numbers of ``text``: the mantissa and
+    exponent of ``text.NUMBER_RE`` (the one number grammar), with a sign only when nothing
+    is glued before it."""
     for m in NUMBER_RE.finditer(text):
-        start, end = m.span()
+        start, end = m.start("mant"), m.end()
         before = text[start - 1] if start else ""
         if before and (before.isalnum() or before in _GLUE_BEFORE):
             continue
