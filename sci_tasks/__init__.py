@@ -1,13 +1,15 @@
 """sci-tasks: scientific benchmarks as lm-evaluation-harness tasks.
 
-Stock lm-eval 0.4.x has no task plugin mechanism, so the package hands lm-eval its task
+Stock lm-eval 0.4.13 has no task plugin mechanism, so the package hands lm-eval its task
 folder: pass ``include_path()`` to ``lm_eval --include_path``, run ``sci-lm-eval``, or use
-``task_manager()`` with ``lm_eval.simple_evaluate``.
+``task_manager()`` with ``lm_eval.simple_evaluate``. The ``lm_eval.tasks`` entry point names
+the package ``sci_tasks.tasks``, whose folder lm-eval's plugin discovery (PR #4015) scans.
 """
 
 from __future__ import annotations
 
 from importlib.resources import files
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -17,18 +19,30 @@ __version__ = "0.1.0"
 
 
 def include_path() -> str:
-    """The folder holding every sci-tasks task YAML (pass it to lm-eval's ``--include_path``)."""
-    return str(files("sci_tasks") / "tasks")
+    """The folder holding every sci-tasks task YAML (pass it to lm-eval's ``--include_path``):
+    the folder of ``sci_tasks.tasks``, the package the ``lm_eval.tasks`` entry point names."""
+    return str(files("sci_tasks.tasks"))
 
 
-def task_manager(metadata: dict[str, Any] | None = None, **kwargs: Any) -> TaskManager:
-    """A ``TaskManager`` that knows the standard lm-eval tasks and ours.
+_our_folder = include_path  # task_manager's own argument is named include_path, as lm-eval's
+
+
+def task_manager(
+    metadata: dict[str, Any] | None = None,
+    include_path: str | Path | list[str | Path] | None = None,
+    **kwargs: Any,
+) -> TaskManager:
+    """A ``TaskManager`` that knows the standard lm-eval tasks, ours, and the task folders
+    in ``include_path`` (yours: later folders override earlier ones, as in lm-eval).
 
     ``metadata`` reaches every task, e.g. ``{"SCIMIF_DATA_DIR": "/data/scimif"}``.
     """
     from lm_eval.tasks import TaskManager
 
-    return TaskManager(include_path=include_path(), metadata=metadata, **kwargs)
+    given = [] if include_path is None else [include_path]
+    if isinstance(include_path, (list, tuple)):
+        given = list(include_path)
+    return TaskManager(include_path=[_our_folder(), *given], metadata=metadata, **kwargs)
 
 
 __all__ = ["__version__", "include_path", "task_manager"]

@@ -1,9 +1,9 @@
-"""``sci-lm-eval``: stock ``lm_eval`` with the sci-tasks task folder always included.
+"""``sci-lm-eval``: stock ``lm_eval`` with the sci-tasks task folder included.
 
 Every argument goes to lm-eval unchanged (``run``, ``ls``, ``validate``, the legacy form
-without a subcommand). lm-eval's CLI accepts one ``--include_path``, so instead of editing
-the command line we hand lm-eval a ``TaskManager`` that adds our folder to whatever paths
-it is given: a user's own ``--include_path`` keeps working next to ours.
+without a subcommand), plus ``--include_path <our task folder>``. lm-eval 0.4's CLI takes
+ONE ``--include_path`` (a single folder: no separator is split), so a command that brings
+its own is refused in one line naming the ways to use both (``include_path_argv``).
 """
 
 from __future__ import annotations
@@ -14,31 +14,35 @@ from typing import Any
 
 from sci_tasks import include_path
 
-
-def _with_our_tasks(paths: Any) -> list[str | Path]:
-    given = [] if paths is None else list(paths) if isinstance(paths, (list, tuple)) else [paths]
-    return [include_path(), *given]
+INCLUDE = "--include_path"
 
 
-def install_task_path() -> None:
-    """Make every ``lm_eval.tasks.TaskManager`` built from now on include our tasks."""
-    import lm_eval.tasks
+class UsageError(ValueError):
+    """A command line sci-lm-eval cannot hand to lm-eval."""
 
-    base = lm_eval.tasks.TaskManager
-    if getattr(base, "_sci_tasks", False):
-        return
 
-    class TaskManager(base):  # type: ignore[misc, valid-type]
-        _sci_tasks = True
+def include_path_argv(argv: list[str]) -> list[str]:
+    """``argv`` with our task folder as lm-eval's ``--include_path``.
 
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            if len(args) >= 2:  # (verbosity, include_path, ...) given positionally
-                args = (args[0], _with_our_tasks(args[1]), *args[2:])
-            else:
-                kwargs["include_path"] = _with_our_tasks(kwargs.get("include_path"))
-            super().__init__(*args, **kwargs)
-
-    lm_eval.tasks.TaskManager = TaskManager
+    Unchanged when there is nothing to run (no arguments, ``-h``) or when the folder given
+    is ours already; a folder of the user's own is a UsageError (lm-eval takes one)."""
+    if not argv or "-h" in argv or "--help" in argv:
+        return list(argv)
+    given = [
+        arg.split("=", 1)[1] if arg.startswith(INCLUDE + "=") else argv[i + 1]
+        for i, arg in enumerate(argv)
+        if arg.startswith(INCLUDE + "=") or (arg == INCLUDE and i + 1 < len(argv))
+    ]
+    ours = Path(include_path()).resolve()
+    if not given:
+        return [*argv, INCLUDE, str(ours)]
+    if all(Path(folder).expanduser().resolve() == ours for folder in given):
+        return list(argv)
+    raise UsageError(
+        f"sci-lm-eval adds its own {INCLUDE} ({ours}) and lm-eval's CLI takes one folder, so "
+        f"{INCLUDE} {given[0]} cannot be added: run lm_eval with a folder holding both, or "
+        f"from Python sci_tasks.task_manager(include_path=[{given[0]!r}])"
+    )
 
 
 def install_safe_output() -> None:
@@ -72,9 +76,11 @@ def install_safe_output() -> None:
 def main(argv: list[str] | None = None) -> None:
     from lm_eval.__main__ import cli_evaluate
 
-    if argv is not None:
-        sys.argv = [sys.argv[0], *argv]
-    install_task_path()
+    try:
+        args = include_path_argv(sys.argv[1:] if argv is None else argv)
+    except UsageError as exc:
+        raise SystemExit(f"sci-lm-eval: {exc}") from None
+    sys.argv = [sys.argv[0], *args]
     install_safe_output()
     cli_evaluate()
 

@@ -96,7 +96,7 @@ def test_a_real_model_judges_a_scimif_run(llama_server: str, tmp_path: Path) -> 
     judged = []
     for path in (tmp_path / "run").rglob("samples_*.jsonl"):
         for line in path.read_text().splitlines():
-            for v in json.loads(line)["drfr"]["constraints"]:
+            for v in json.loads(line)["record"]["constraints"]:
                 c = registry.resolve(v["name"])
                 if c is not None and c.kind is Kind.JUDGE and v["reason"] != "empty response":
                     judged.append(v)

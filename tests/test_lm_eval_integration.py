@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -45,13 +46,6 @@ def test_include_path_is_the_packaged_task_folder() -> None:
     assert {p.name for p in folder.rglob("*.yaml")} >= {f"{t}.yaml" for t in OUR_TASKS}
 
 
-def test_entry_point_in_the_form_lm_eval_4015_proposes() -> None:
-    from importlib.metadata import entry_points
-
-    (ep,) = [e for e in entry_points(group="lm_eval.tasks") if e.name == "sci_tasks"]
-    assert ep.load()() == sci_tasks.include_path()
-
-
 def test_stock_lm_eval_lists_our_tasks_next_to_the_standard_ones(tmp_path: Path) -> None:
     out = run("lm_eval", "ls", "tasks", "--include_path", sci_tasks.include_path(), cwd=tmp_path)
     assert out.returncode == 0, out.stderr
@@ -60,20 +54,34 @@ def test_stock_lm_eval_lists_our_tasks_next_to_the_standard_ones(tmp_path: Path)
     assert "arc_easy" in names
 
 
-def test_sci_lm_eval_adds_our_tasks_and_keeps_a_users_include_path(tmp_path: Path) -> None:
+def test_sci_lm_eval_adds_our_tasks_and_refuses_a_second_folder(tmp_path: Path) -> None:
+    listed = run("sci-lm-eval", "ls", "tasks", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert set(OUR_TASKS) <= listed_names(listed.stdout)
+    valid = run("sci-lm-eval", "validate", "--tasks", "scimif_chem,scimif_phy", cwd=tmp_path)
+    assert valid.returncode == 0, valid.stderr
+    assert "All tasks found and valid" in valid.stdout + valid.stderr
+    # lm-eval's CLI takes one --include_path: a folder of the user's own is refused in one
+    # line, before lm-eval starts, naming both folders and the Python way to use both
+    own = tmp_path / "own_tasks"
+    own.mkdir()
+    refused = run("sci-lm-eval", "ls", "tasks", f"--include_path={own}", cwd=tmp_path)
+    assert refused.returncode == 1 and refused.stdout == ""
+    (line,) = refused.stderr.strip().splitlines()
+    assert line.startswith("sci-lm-eval: sci-lm-eval adds its own --include_path")
+    assert str(own) in line and sci_tasks.include_path() in line
+    assert f"sci_tasks.task_manager(include_path=[{str(own)!r}])" in line
+
+
+def test_task_manager_takes_a_users_task_folder_next_to_ours(tmp_path: Path) -> None:
     own = tmp_path / "own_tasks"
     own.mkdir()
     (own / "my_task.yaml").write_text(
         "task: my_lab_task\ndataset_path: json\ntest_split: train\noutput_type: generate_until\n"
         "doc_to_text: '{{q}}'\ndoc_to_target: '{{a}}'\nmetric_list:\n  - metric: exact_match\n"
     )
-    out = run("sci-lm-eval", "ls", "tasks", "--include_path", str(own), cwd=tmp_path)
-    assert out.returncode == 0, out.stderr
-    names = listed_names(out.stdout)
+    names = set(sci_tasks.task_manager(include_path=str(own), include_defaults=False).all_tasks)
     assert set(OUR_TASKS) <= names and "my_lab_task" in names
-    valid = run("sci-lm-eval", "validate", "--tasks", "scimif_chem,scimif_phy", cwd=tmp_path)
-    assert valid.returncode == 0, valid.stderr
-    assert "All tasks found and valid" in valid.stdout + valid.stderr
 
 
 def test_task_manager_builds_real_tasks_that_score_with_the_registry() -> None:
@@ -85,7 +93,7 @@ def test_task_manager_builds_real_tasks_that_score_with_the_registry() -> None:
     # every constraint of every sample gets a verdict with a reason through the task's hook
     values = [task.process_results(doc, ["A short answer."]) for doc in docs]
     for doc, v in zip(docs, values, strict=True):
-        verdicts = v["drfr"]["constraints"]
+        verdicts = v["record"]["constraints"]
         assert [x["name"] for x in verdicts] == [
             i["instruction_name"] for i in doc["instruction_list"]
         ]
@@ -157,10 +165,11 @@ def test_metadata_points_tasks_at_a_data_folder(tmp_path: Path) -> None:
     docs = list(task.test_docs())
     assert [d["id"] for d in docs] == [7, 8] and not docs[0]["bundled_sample"]
     out = task.process_results(docs[1], ["anything"])
-    assert out["unscored"] == 1 and out["csr"] is None
-    assert task.aggregation()["unknown_constraints"]([out["unknown_constraints"]]) == "made_up_name"
+    assert out["unscored"] == 1 and math.isnan(out["csr"])  # no scored constraint
+    assert out["unknown_constraints"] == ["made_up_name"]  # the names, in the samples log
+    assert task.aggregation()["unknown_constraints"]([out["unknown_constraints"]]) == 1
     assert (
-        out["drfr"]["constraints"][0]["reason"]
+        out["record"]["constraints"][0]["reason"]
         == "unknown constraint 'made_up_name': not in the catalogue"
     )
 
