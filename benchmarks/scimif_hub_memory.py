@@ -25,14 +25,6 @@ from pathlib import Path
 
 COUNTS = {"chemistry": 518, "geography": 523, "biology": 493, "material": 497, "physics": 496}
 MULTIMODAL = {"geography", "material", "physics"}
-CARD = """---
-configs:
-- config_name: default
-  data_files:
-  - split: test
-    path: data/test-*
----
-"""
 
 
 def build(folder: Path, width: int, height: int) -> int:
@@ -90,7 +82,9 @@ def build(folder: Path, width: int, height: int) -> int:
         datasets.Dataset.from_dict(batch, features=features).to_parquet(
             str(folder / "data" / f"test-{shard:05d}-of-99999.parquet")
         )
-    (folder / "README.md").write_text(CARD, encoding="utf-8")
+    from sci_tasks.data.scimif import HUB_CARD
+
+    (folder / "README.md").write_text(HUB_CARD, encoding="utf-8")
     return n_images
 
 

@@ -122,3 +122,20 @@ def redrawn_sample_images(script: str, tmp_path: Path) -> tuple[Path, list[Path]
     for rel in drawn:
         assert (tmp_path / rel).read_bytes() == (committed / rel).read_bytes(), rel
     return committed, drawn
+
+
+def offline_hub_snapshot(
+    tmp_path: Path, monkeypatch: Any, repo_id: str = "someone/sci-data",
+    revision: str = "0123456789abcdef0123456789abcdef01234567",
+) -> Path:  # fmt: skip
+    """The snapshot folder of dataset ``repo_id`` in a hub cache under ``tmp_path``, laid out
+    as a download leaves it (``refs/main`` -> ``revision``), with huggingface_hub switched
+    to that cache and offline: what the test writes there is what a fetch returns."""
+    import huggingface_hub.constants as hub_constants
+
+    repo = tmp_path / "hf" / f"datasets--{repo_id.replace('/', '--')}"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(revision)
+    monkeypatch.setattr(hub_constants, "HF_HUB_CACHE", str(tmp_path / "hf"))
+    monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", True)
+    return repo / "snapshots" / revision

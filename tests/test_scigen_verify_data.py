@@ -17,7 +17,7 @@ from sci_tasks.data import scigen_verify as data
 from sci_tasks.data.locate import DataError, DataLocation, locate
 from sci_tasks.hooks import scigen_verify as hooks
 
-from .helpers import redrawn_sample_images
+from .helpers import offline_hub_snapshot, redrawn_sample_images
 
 if TYPE_CHECKING:
     from lm_eval.tasks import TaskManager
@@ -178,19 +178,10 @@ def test_locations_env_metadata_and_hub(tmp_path: Path, monkeypatch: pytest.Monk
 
     # a hub id, resolved through huggingface_hub's cache (offline: the snapshot is placed in
     # the cache the way a download leaves it), under the common root's scigen_verify/
-    cache = tmp_path / "hf"
-    revision = "0123456789abcdef0123456789abcdef01234567"
-    repo = cache / "datasets--someone--sci-data"
     write_folder(
-        repo / "snapshots" / revision / "scigen_verify",
+        offline_hub_snapshot(tmp_path, monkeypatch) / "scigen_verify",
         {"all.jsonl": [record("h1"), record("h2", category="world_knowledge")]},
     )
-    (repo / "refs").mkdir(parents=True)
-    (repo / "refs" / "main").write_text(revision)
-    import huggingface_hub.constants as hub_constants
-
-    monkeypatch.setattr(hub_constants, "HF_HUB_CACHE", str(cache))
-    monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", True)
     location = locate("scigen_verify", {"SCI_TASKS_DATA_DIR": "someone/sci-data"})
     assert (location.kind, location.subdir) == ("hub", "scigen_verify")
     ds = data.load(location, category="world_knowledge")

@@ -25,6 +25,8 @@ from sci_tasks.data import scimif
 from sci_tasks.data.locate import DataError, DataLocation, locate
 from sci_tasks.metrics import scimif as metrics
 
+from .helpers import offline_hub_snapshot
+
 ALL_KEYS = ("SCI_TASKS_DATA_DIR", "SCIMIF_DATA_DIR", "SPM_BENCH_DATA_DIR", "SCIGEN_VERIFY_DATA_DIR")
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -258,15 +260,7 @@ HUB_FEATURES = datasets.Features(
         "image_path": datasets.List(datasets.Value("string")),
     }
 )
-CARD = """---
-configs:
-- config_name: default
-  data_files:
-  - split: test
-    path: data/test-*
----
-# SciMIF-shaped test data (written for these tests)
-"""
+CARD = scimif.HUB_CARD + "# SciMIF-shaped test data (written for these tests)\n"
 
 
 @pytest.fixture(autouse=True)
@@ -801,15 +795,7 @@ def test_hub_root_subfolder_in_the_hub_layout_is_read_from_the_hub_cache(
 ) -> None:
     """``SCI_TASKS_DATA_DIR=owner/name``: the ``scimif/`` subfolder is fetched (offline here:
     placed in the hub cache as a download leaves it) and its layout detected."""
-    cache = tmp_path / "hf"
-    repo = cache / "datasets--someone--sci-data"
-    write_hub_folder(repo / "snapshots" / COMMIT / "scimif", hub_rows())
-    (repo / "refs").mkdir(parents=True)
-    (repo / "refs" / "main").write_text(COMMIT)
-    import huggingface_hub.constants as hub_constants
-
-    monkeypatch.setattr(hub_constants, "HF_HUB_CACHE", str(cache))
-    monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", True)
+    write_hub_folder(offline_hub_snapshot(tmp_path, monkeypatch) / "scimif", hub_rows())
     location = locate("scimif", {"SCI_TASKS_DATA_DIR": "someone/sci-data"})
     assert (location.kind, location.subdir) == ("hub", "scimif")
     docs = scimif.load("geography", location)

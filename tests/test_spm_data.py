@@ -15,7 +15,7 @@ import sci_tasks
 from sci_tasks.data import spm_bench
 from sci_tasks.data.locate import DataError, DataLocation, locate
 
-from .helpers import redrawn_sample_images
+from .helpers import offline_hub_snapshot, redrawn_sample_images
 
 if TYPE_CHECKING:
     from lm_eval.tasks import TaskManager
@@ -228,19 +228,10 @@ def test_hub_dataset_id_loads_through_the_hub_cache(
 ) -> None:
     """A hub id resolves through huggingface_hub's cache (offline: the snapshot is placed in
     the cache the way a download leaves it), under the common root's spm_bench/ subfolder."""
-    cache = tmp_path / "hf"
-    revision = "0123456789abcdef0123456789abcdef01234567"
-    repo = cache / "datasets--someone--sci-data"
     write_folder(
-        repo / "snapshots" / revision / "spm_bench",
+        offline_hub_snapshot(tmp_path, monkeypatch) / "spm_bench",
         {"all.jsonl": [record(1), record(2, technique="TEM")]},
     )
-    (repo / "refs").mkdir(parents=True)
-    (repo / "refs" / "main").write_text(revision)
-    import huggingface_hub.constants as hub_constants
-
-    monkeypatch.setattr(hub_constants, "HF_HUB_CACHE", str(cache))
-    monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", True)
     location = locate("spm_bench", {"SCI_TASKS_DATA_DIR": "someone/sci-data"})
     assert (location.kind, location.subdir) == ("hub", "spm_bench")
     ds = spm_bench.load(location, technique="TEM")

@@ -72,6 +72,16 @@ BENCHMARK = Benchmark(
 REQUIRED_FIELDS = ("id", "edit_question", "instruction_list")
 HUB_SPLIT = "test"
 HUB_REQUIRED = ("subject", "id", "edit_question", "instruction_list")
+# the dataset card of a local copy of the hub layout: its front matter names the test split's
+# parquet shards (data/test-*), as the authors' hub card does
+HUB_CARD = f"""---
+configs:
+- config_name: default
+  data_files:
+  - split: {HUB_SPLIT}
+    path: data/{HUB_SPLIT}-*
+---
+"""
 
 # The paper's 22 task types per discipline. The released `task` values spell them
 # differently ("formated_calculation_task", "MolCustom_AtomNum"); `task_type` maps them.
