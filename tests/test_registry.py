@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import csv
+import importlib.util
 from collections import Counter
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+import yaml
 
+from sci_tasks.data import scimif as scimif_data
 from sci_tasks.metrics.constraints import catalogue, registry
 from sci_tasks.metrics.constraints.registry import CheckInput, Group, Kind
 
@@ -129,3 +133,30 @@ def test_checker_modules_do_not_import_the_registry() -> None:
     for module in folder.glob("*.py"):
         if module.name != "registry.py":
             assert "constraints.registry" not in module.read_text(encoding="utf-8"), module.name
+
+
+def _generator() -> ModuleType:
+    path = Path(__file__).resolve().parents[1] / "scripts" / "generate_scimif_task_types.py"
+    spec = importlib.util.spec_from_file_location("generate_scimif_task_types", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_committed_task_type_configs_are_what_the_script_generates() -> None:
+    generator = _generator()
+    wanted = generator.configs()
+    committed = {p.name: p.read_bytes() for p in generator.FOLDER.glob("*.yaml")}
+    assert len(wanted) == 22  # the paper's task types (spec table)
+    assert committed == {name: text.encode("utf-8") for name, text in wanted.items()}
+    assert generator.main(["--check"]) == 0
+
+
+def test_every_task_type_names_a_discipline_the_catalogue_and_loader_know() -> None:
+    generator = _generator()
+    for path in generator.FOLDER.glob("*.yaml"):
+        kwargs = yaml.safe_load(path.read_text().replace("!function", ""))["dataset_kwargs"]
+        assert kwargs["discipline"] in catalogue.DOMAINS, path.name
+        assert kwargs["task_type"] in scimif_data.TASK_TYPES[kwargs["discipline"]], path.name
+    assert set(scimif_data.TASK_TYPES) == set(catalogue.DOMAINS) - {"general"}
