@@ -91,8 +91,8 @@ def sci_score(
     written = [json.loads(p.read_text()) for p in set(folder.rglob("results_*.json")) - before]
     assert len(written) == runs  # one per lm-eval run found under run_dir
     results = {k: v for w in written for k, v in w["results"].items()}
-    # one judge client per sci-score process: its call count is cumulative over the runs
-    return results, max(w["rescored"]["judge_calls"] for w in written)
+    # each results file counts the judge calls its own run made
+    return results, sum(w["rescored"]["judge_calls"] for w in written)
 
 
 def results_of(out: Path, runs: int) -> dict[str, Any]:
