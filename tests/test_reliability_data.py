@@ -17,9 +17,7 @@ from sci_tasks.data.locate import DataError, locate
 GOOD = json.dumps({"id": 1, "edit_question": "q", "instruction_list": []})
 
 
-@pytest.fixture(autouse=True)
-def _fresh() -> None:
-    scimif._load_cached.cache_clear()
+pytestmark = pytest.mark.usefixtures("no_data_env")
 
 
 def load_chemistry(tmp_path: Path, second_line: bytes) -> None:

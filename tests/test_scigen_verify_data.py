@@ -22,7 +22,6 @@ from .helpers import offline_hub_snapshot, redrawn_sample_images
 if TYPE_CHECKING:
     from lm_eval.tasks import TaskManager
 
-ALL_KEYS = ("SCI_TASKS_DATA_DIR", "SCIMIF_DATA_DIR", "SPM_BENCH_DATA_DIR", "SCIGEN_VERIFY_DATA_DIR")
 TASKS = {
     "scigen_verify_instruction_following": "instruction_following",
     "scigen_verify_multidisciplinary_reasoning": "multidisciplinary_reasoning",
@@ -30,12 +29,7 @@ TASKS = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _no_data_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in ALL_KEYS:
-        monkeypatch.delenv(key, raising=False)
-    data._read_cached.cache_clear()
-    data._read_rubric_cached.cache_clear()
+pytestmark = pytest.mark.usefixtures("no_data_env")
 
 
 def record(id_: Any = "r1", **changes: Any) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from sci_tasks.data import forget_read_data
 from sci_tasks.data import scigen_verify as data
 from sci_tasks.data.locate import DataError, DataLocation
 from sci_tasks.hooks import scigen_verify as hooks
@@ -100,7 +101,7 @@ def write(root: Path, rows: list[dict[str, Any]], name: str = "verify.jsonl") ->
 
 
 def load(root: Path) -> list[dict[str, Any]]:
-    data._read_cached.cache_clear()
+    forget_read_data()
     return list(data.load(DataLocation("scigen_verify", "folder", str(root))))
 
 

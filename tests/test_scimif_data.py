@@ -13,14 +13,7 @@ from sci_tasks.metrics.constraints import registry
 
 from .helpers import GEO_IMG, GEO_IMG2, GEO_RECORDS, write_release
 
-ALL_KEYS = ("SCI_TASKS_DATA_DIR", "SCIMIF_DATA_DIR", "SPM_BENCH_DATA_DIR", "SCIGEN_VERIFY_DATA_DIR")
-
-
-@pytest.fixture(autouse=True)
-def _no_data_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in ALL_KEYS:
-        monkeypatch.delenv(key, raising=False)
-    scimif._load_cached.cache_clear()
+pytestmark = pytest.mark.usefixtures("no_data_env")
 
 
 def test_released_layout_is_read_with_its_quirks(tmp_path: Path) -> None:

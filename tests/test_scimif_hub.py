@@ -21,13 +21,12 @@ import datasets
 import pytest
 from PIL import Image
 
-from sci_tasks.data import scimif
+from sci_tasks.data import forget_read_data, scimif
 from sci_tasks.data.locate import DataError, DataLocation, locate
 from sci_tasks.metrics import scimif as metrics
 
 from .helpers import offline_hub_snapshot
 
-ALL_KEYS = ("SCI_TASKS_DATA_DIR", "SCIMIF_DATA_DIR", "SPM_BENCH_DATA_DIR", "SCIGEN_VERIFY_DATA_DIR")
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
 
@@ -264,14 +263,11 @@ CARD = scimif.HUB_CARD + "# SciMIF-shaped test data (written for these tests)\n"
 
 
 @pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for key in ALL_KEYS:
-        monkeypatch.delenv(key, raising=False)
+def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_data_env: None) -> None:
     # each test its own image cache and `datasets` cache: nothing carries over between tests
     monkeypatch.setenv("SCI_TASKS_CACHE", str(tmp_path / "sci-cache"))
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-datasets")
-    scimif._load_cached.cache_clear()
-    scimif._hub_records.cache_clear()
+    forget_read_data()  # again: the cache folders changed
 
 
 def as_list(value: Any) -> list[Any]:

@@ -20,7 +20,6 @@ from .helpers import offline_hub_snapshot, redrawn_sample_images
 if TYPE_CHECKING:
     from lm_eval.tasks import TaskManager
 
-ALL_KEYS = ("SCI_TASKS_DATA_DIR", "SCIMIF_DATA_DIR", "SPM_BENCH_DATA_DIR", "SCIGEN_VERIFY_DATA_DIR")
 TECHNIQUE_TASKS = {
     "spm_bench_stm": "STM",
     "spm_bench_afm": "AFM",
@@ -37,11 +36,7 @@ FIELD_TASKS = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _no_data_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in ALL_KEYS:
-        monkeypatch.delenv(key, raising=False)
-    spm_bench._read_cached.cache_clear()
+pytestmark = pytest.mark.usefixtures("no_data_env")
 
 
 def record(id_: Any = "q1", **changes: Any) -> dict[str, Any]:

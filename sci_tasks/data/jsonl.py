@@ -9,6 +9,7 @@ from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from sci_tasks.data import read_once
 from sci_tasks.data.locate import DataError, DataLocation
 from sci_tasks.text import safe_value
 
@@ -137,13 +138,14 @@ def read_folder_records(
     return records
 
 
+@read_once()
 def read_location(
     location: DataLocation,
     what: str,
     normalise: Callable[[dict[str, Any], str, Path], dict[str, Any]],
 ) -> tuple[dict[str, Any], ...]:
     """Every record at ``location`` (a folder of ``*.jsonl``, a hub copy, or the bundled
-    samples, which are announced as not benchmark numbers)."""
+    samples, which are announced as not benchmark numbers); read once per process."""
     source = location.describe()
     if location.is_samples:
         log.warning("%s: using the %s; results are NOT benchmark numbers", what, source)

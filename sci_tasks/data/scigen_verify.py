@@ -17,13 +17,13 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import datasets
 
 from sci_tasks.benchmarks import Benchmark
+from sci_tasks.data import read_once
 from sci_tasks.data.jsonl import read_folder_records, read_location
 from sci_tasks.data.locate import DataError, DataLocation, locate
 from sci_tasks.data.records import image_files, known_name
@@ -127,7 +127,7 @@ def load(
     the task's image budget."""
     location = location or locate("scigen_verify")
     budget = (image_budget or ImageBudget()).fields()
-    records = _read_cached(location)
+    records = read_location(location, "SciGen-Verify", _normalise)
     if category is not None:
         try:
             wanted = category_name(category)
@@ -140,11 +140,6 @@ def load(
             )
     rows = [{**r, **budget} for r in records]
     return datasets.Dataset.from_list(rows, features=FEATURES)
-
-
-@lru_cache(maxsize=8)
-def _read_cached(location: DataLocation) -> tuple[dict[str, Any], ...]:
-    return read_location(location, "SciGen-Verify", _normalise)
 
 
 def read_folder(folder: Path, source: str = "", bundled: bool = False) -> list[dict[str, Any]]:
@@ -351,7 +346,7 @@ def load_rubric(location: DataLocation | None = None) -> datasets.Dataset:
     return datasets.Dataset.from_list(list(_read_rubric_cached(location)), features=RUBRIC_FEATURES)
 
 
-@lru_cache(maxsize=8)
+@read_once()
 def _read_rubric_cached(location: DataLocation) -> tuple[dict[str, Any], ...]:
     folder = location.folder() / RUBRIC_DIR
     source = location.describe()

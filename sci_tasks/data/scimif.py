@@ -26,7 +26,6 @@ import os
 import re
 import tempfile
 from collections.abc import Iterator, Mapping
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,6 +34,7 @@ from PIL import Image, UnidentifiedImageError
 
 from sci_tasks.benchmarks import Benchmark
 from sci_tasks.cache import cache_root
+from sci_tasks.data import read_once
 from sci_tasks.data.jsonl import UniqueIds, read_objects
 from sci_tasks.data.locate import DataError, DataLocation, locate
 from sci_tasks.data.records import image_files, known_name
@@ -153,7 +153,7 @@ def load(discipline: str, location: DataLocation | None = None) -> datasets.Data
     return _load_cached(discipline, location)
 
 
-@lru_cache(maxsize=32)
+@read_once(maxsize=32)
 def _load_cached(discipline: str, location: DataLocation) -> datasets.Dataset:
     source = location.describe()
     if location.is_samples:
@@ -204,7 +204,7 @@ def _hub_discipline(discipline: str, location: DataLocation) -> datasets.Dataset
     return datasets.Dataset.from_list(records, features=FEATURES)
 
 
-@lru_cache(maxsize=8)
+@read_once()
 def _hub_records(location: DataLocation) -> tuple[dict[str, Any], ...]:
     """Every record of the hub layout's ``test`` split, all disciplines (read once)."""
     table, label, base = _open_hub_layout(location)

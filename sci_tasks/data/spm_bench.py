@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +104,7 @@ def load(
     the task's SIP-F1 parameters and image budget."""
     location = location or locate("spm_bench")
     lam, gamma = sip_parameters(sip_lambda, sip_gamma)
-    records = _read_cached(location)
+    records = read_location(location, "SPM-Bench", _normalise)
     split = []
     if technique is not None:
         wanted = technique.strip().upper()
@@ -141,11 +140,6 @@ def sip_parameters(sip_lambda: Any, sip_gamma: Any) -> tuple[float, float]:
     if not gamma >= 1.0:
         raise DataError(f"sip_gamma must be >= 1, got {gamma}")
     return lam, gamma
-
-
-@lru_cache(maxsize=8)
-def _read_cached(location: DataLocation) -> tuple[dict[str, Any], ...]:
-    return read_location(location, "SPM-Bench", _normalise)
 
 
 def read_folder(folder: Path, source: str = "", bundled: bool = False) -> list[dict[str, Any]]:
