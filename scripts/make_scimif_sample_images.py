@@ -49,6 +49,13 @@ def canvas(bg: Color = WHITE) -> tuple[Image.Image, ImageDraw.ImageDraw]:
     return im, ImageDraw.Draw(im)
 
 
+def on_white(pixels: np.ndarray) -> tuple[Image.Image, ImageDraw.ImageDraw]:
+    """A W x H white canvas with ``pixels`` (grey or RGB, clipped to 0-255) at the top left."""
+    im = Image.new("RGB", (W, H), WHITE)
+    im.paste(Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8)).convert("RGB"), (0, 0))
+    return im, ImageDraw.Draw(im)
+
+
 def text_c(
     d: ImageDraw.ImageDraw,
     xy: tuple[float, float],
@@ -318,9 +325,7 @@ def geo_rock() -> Path:
     rgb = palette[choice[lab]] + rng.normal(0, 6, size=(h, w, 1))
     edges = grain_edges(lab)
     rgb[edges] *= 0.6
-    im = Image.new("RGB", (W, H), WHITE)
-    im.paste(Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8)), (0, 0))
-    d = ImageDraw.Draw(im)
+    im, d = on_white(rgb)
     d.line([(20, 222), (100, 222)], fill=BLACK, width=3)
     d.text((20, 205), "1 cm", fill=BLACK, font=F)
     d.text(
@@ -446,9 +451,7 @@ def mat_grains() -> Path:
     g = tone[lab] + rng.normal(0, 5, size=(h, w))
     edges = grain_edges(lab)
     g[edges] = 40
-    im = Image.new("RGB", (W, H), WHITE)
-    im.paste(Image.fromarray(np.clip(g, 0, 255).astype(np.uint8)).convert("RGB"), (0, 0))
-    d = ImageDraw.Draw(im)
+    im, d = on_white(g)
     d.rectangle([232, 186, 314, 206], fill=WHITE)
     d.line([(240, 200), (304, 200)], fill=BLACK, width=3)
     d.text((254, 187), "50 um", fill=BLACK, font=F_SMALL)
