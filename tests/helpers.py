@@ -139,3 +139,16 @@ def offline_hub_snapshot(
     monkeypatch.setattr(hub_constants, "HF_HUB_CACHE", str(tmp_path / "hf"))
     monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", True)
     return repo / "snapshots" / revision
+
+
+def bundled_lines(benchmark: str) -> list[str]:
+    """The non-blank lines of a benchmark's bundled ``*.jsonl`` files: the count a loader of
+    the bundled samples must return, read from the files rather than written down."""
+    from sci_tasks.data.locate import samples_dir
+
+    return [
+        line
+        for path in sorted(samples_dir(benchmark).glob("*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]

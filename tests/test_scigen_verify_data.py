@@ -17,7 +17,7 @@ from sci_tasks.data import scigen_verify as data
 from sci_tasks.data.locate import DataError, DataLocation, locate
 from sci_tasks.hooks import scigen_verify as hooks
 
-from .helpers import offline_hub_snapshot, redrawn_sample_images
+from .helpers import bundled_lines, offline_hub_snapshot, redrawn_sample_images
 
 if TYPE_CHECKING:
     from lm_eval.tasks import TaskManager
@@ -216,7 +216,7 @@ def test_rubric_records_live_in_the_rubric_subfolder(tmp_path: Path) -> None:
 
 def test_bundled_samples_cover_categories_disciplines_pairs_and_perturbations() -> None:
     ds = data.load()
-    assert len(ds) == 16
+    assert len(ds) == len(bundled_lines("scigen_verify"))
     assert all(ds["bundled_sample"]) and all(
         s.startswith("bundled scigen_verify samples") for s in ds["data_source"]
     )

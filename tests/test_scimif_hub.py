@@ -745,7 +745,7 @@ def test_hub_id_with_revision_is_read_with_load_dataset(
         in loopback_hub.requests
     )
     docs = result["docs"]
-    assert len(docs) == 10
+    assert len(docs) == len(hub_rows())
     local = [dict(doc) for d in scimif.FILES for doc in scimif.load(d, folder(loopback_hub.root))]
     assert [{k: d[k] for k in SCORED_FIELDS} for d in docs] == [
         {k: d[k] for k in SCORED_FIELDS} for d in local

@@ -15,7 +15,7 @@ import sci_tasks
 from sci_tasks.data import spm_bench
 from sci_tasks.data.locate import DataError, DataLocation, locate
 
-from .helpers import offline_hub_snapshot, redrawn_sample_images
+from .helpers import bundled_lines, offline_hub_snapshot, redrawn_sample_images
 
 if TYPE_CHECKING:
     from lm_eval.tasks import TaskManager
@@ -238,7 +238,7 @@ def test_hub_dataset_id_loads_through_the_hub_cache(
 
 def test_bundled_samples_cover_every_technique_and_spec_field() -> None:
     ds = spm_bench.load()
-    assert len(ds) >= 12
+    assert len(ds) == len(bundled_lines("spm_bench")) >= 12
     assert all(ds["bundled_sample"]) and all(
         s.startswith("bundled spm_bench samples") for s in ds["data_source"]
     )
