@@ -355,15 +355,15 @@ def check_images(tasks: dict[str, Any], config: dict[str, Any], choices: dict[st
 
 def data_sources(tasks: dict[str, Any], cfg: DictConfig) -> dict[str, str]:
     """Per benchmark (or lm-eval task that is not ours): where its data came from."""
-    from sci_tasks.data.locate import BENCHMARK_KEYS, locate
+    from sci_tasks import benchmarks
+    from sci_tasks.data.locate import locate
 
     sources: dict[str, str] = {}
     others = []
-    for name, task in sorted(tasks.items()):
-        loader = getattr(task.config, "custom_dataset", None)
-        benchmark = str(getattr(loader, "__module__", "")).rsplit(".", 1)[-1]
-        if benchmark in BENCHMARK_KEYS:
-            sources.setdefault(benchmark, locate(benchmark, run_metadata(cfg)).describe())
+    for name in sorted(tasks):
+        benchmark = benchmarks.of_task(name)
+        if benchmark is not None:
+            sources.setdefault(benchmark.name, locate(benchmark.name, run_metadata(cfg)).describe())
         else:
             others.append(name)
     if others:

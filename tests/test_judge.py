@@ -254,3 +254,58 @@ def test_correctness_is_graded_by_the_judge_only_a_counts(tmp_path: Path) -> Non
         echo = JudgeClient(config(server, tmp_path, max_attempts=1))
         failed = grade_correctness(doc, "The sum is 4.", echo)
         assert failed["score"] is None and failed["reason"].startswith("unparseable reply")
+
+
+# --- which judge scores a document: resolved once per task, carried in the document --------
+
+
+def test_two_tasks_loaded_with_different_judges_each_keep_their_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The judge rides in each document (``judge_settings``): a task loaded later with
+    another judge, or an environment judge, changes nothing for a task loaded before."""
+    import json
+
+    import sci_tasks
+    from sci_tasks.metrics import judge as judges
+    from sci_tasks.metrics.judge.prefetch import judge_in_force
+
+    monkeypatch.setenv("SCI_TASKS_JUDGE_MODEL", "env-judge")
+    monkeypatch.setenv("SCI_TASKS_JUDGE_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("SECRET_FOR_JUDGE_A", "sk-FAKE-a-0123456789")
+    settings_a = {"model": "judge-a", "base_url": "http://127.0.0.1:9/v1",
+                  "api_key_env": "SECRET_FOR_JUDGE_A", "concurrency": 3}  # fmt: skip
+
+    def first_doc(task: str, metadata: dict[str, Any]) -> dict[str, Any]:
+        manager = sci_tasks.task_manager(metadata=metadata, include_defaults=False)
+        return next(iter(manager.load(task)["tasks"][task].test_docs()))
+
+    chem = first_doc("scimif_chem", {"judge": settings_a})
+    bio = first_doc("scimif_bio", {})  # no --metadata judge: the environment's
+    rubric = first_doc("scigen_rubric", {"judge": None})  # judge=none: no judge at all
+
+    a = judge_in_force(chem, "reply")
+    assert a is not None and (a.config.model, a.config.concurrency) == ("judge-a", 3)
+    env_judge = judge_in_force(bio, "reply")
+    assert env_judge is not None and env_judge.config.model == "env-judge"
+    assert judge_in_force(rubric, "reply") is None
+    assert judge_in_force(chem, "another reply") is a  # one client per settings (a pool)
+    # only settings in the document: the variable's NAME, never the key
+    assert json.loads(chem[judges.JUDGE_FIELD])["api_key_env"] == "SECRET_FOR_JUDGE_A"
+    assert "sk-FAKE" not in json.dumps(chem, default=str)
+
+
+def test_resolve_reads_metadata_before_the_environment() -> None:
+    from sci_tasks.metrics import judge as judges
+
+    env = {"SCI_TASKS_JUDGE_MODEL": "env-judge", "SCI_TASKS_JUDGE_BASE_URL": "http://h/v1"}
+    given = {"judge": {"model": "meta-judge", "base_url": "http://m/v1"}}
+    assert judges.resolve(given, env) == JudgeConfig("meta-judge", "http://m/v1")
+    assert judges.resolve({"judge": None}, env) is None  # said explicitly: no judge
+    assert judges.resolve({}, env) == JudgeConfig("env-judge", "http://h/v1")
+    assert judges.resolve({}, {}) is None
+    with pytest.raises(ValueError, match='"judge" must be an object'):
+        judges.resolve({"judge": "gpt-4.1"}, env)
+    doc = judges.with_judge({"id": 1}, JudgeConfig("meta-judge", "http://m/v1"))
+    assert judges.config_of(doc) == JudgeConfig("meta-judge", "http://m/v1")
+    assert judges.config_of(judges.with_judge(doc, None)) is None

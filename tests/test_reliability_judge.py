@@ -17,7 +17,7 @@ from sci_tasks.metrics.scimif import grade_correctness
 
 from .helpers import judge_settings
 from .misbehaving import Reply, completion, refused_url, scripted_server, silent_server
-from .servers import KATAN_KEY, katan
+from .servers import KATAN_KEY, Katan, katan
 from .test_judge import REQUEST, SCHEMA
 
 HTML = b"<html><body><h1>502 Bad Gateway</h1></body></html>"
@@ -27,6 +27,14 @@ VERDICT = json.dumps({"verdict": True, "reason": "wet"})
 def judge(base_url: str, tmp_path: Path, **overrides: Any) -> JudgeConfig:
     fast = {"backoff_initial": 0.01, "backoff_max": 0.05} | overrides
     return JudgeConfig(**judge_settings("scripted-judge", base_url, tmp_path, **fast))
+
+
+def tool_judge(server: Katan, cache: Path) -> JudgeConfig:
+    """llm-katan in tool mode: every reply a schema-valid verdict."""
+    return JudgeConfig(
+        server.model, server.base_url, api_key_env="SCI_TASKS_TEST_JUDGE_KEY",
+        structured_output="tool", cache_dir=str(cache),
+    )  # fmt: skip
 
 
 @pytest.fixture(autouse=True)
@@ -87,10 +95,7 @@ def test_an_unwritable_cache_is_skipped_with_one_warning_and_the_answers_kept(
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a regular file: nothing can be created below it, not even by root")
     with katan(tmp_path) as server:
-        cfg = JudgeConfig(
-            server.model, server.base_url, api_key_env="SCI_TASKS_TEST_JUDGE_KEY",
-            structured_output="tool", cache_dir=str(blocker / "judge"),
-        )  # fmt: skip
+        cfg = tool_judge(server, blocker / "judge")
         client = JudgeClient(cfg)
         with caplog.at_level(logging.WARNING, logger="sci_tasks.metrics.judge.client"):
             # 12 verdicts, 8 in flight: the first failures meet at once, still one warning
@@ -107,10 +112,7 @@ def test_an_unwritable_cache_is_skipped_with_one_warning_and_the_answers_kept(
 
 def test_a_lone_surrogate_is_made_safe_once_and_the_judge_still_answers(tmp_path: Path) -> None:
     with katan(tmp_path) as server:
-        cfg = JudgeConfig(
-            server.model, server.base_url, api_key_env="SCI_TASKS_TEST_JUDGE_KEY",
-            structured_output="tool", cache_dir=str(tmp_path / "cache"),
-        )  # fmt: skip
+        cfg = tool_judge(server, tmp_path / "cache")
         client = JudgeClient(cfg)
         broken = JudgeRequest("Is the reply 'ok \ud800' correct?", SCHEMA, "p@1")
         assert broken.prompt == "Is the reply 'ok \ufffd' correct?"
