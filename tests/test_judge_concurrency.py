@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from sci_tasks.metrics.judge.prefetch import JudgePrefetch
 from sci_tasks.metrics.reply import normalise_reply
 from sci_tasks.metrics.scimif import check_inputs
 
-from .helpers import console_script
+from .commands import run_ok as run
 from .judge_server import CountingJudge, counting_judge
 from .judged_data import (
     RUBRIC_PER_RECORD,
@@ -53,14 +52,6 @@ def env(tmp_path: Path) -> dict[str, str]:
     for key in [k for k in out if k.startswith("SCI_TASKS_JUDGE_") and not k.endswith("_KEY")]:
         out.pop(key)
     return out
-
-
-def run(*args: str, cwd: Path, env: dict[str, str]) -> None:
-    out = subprocess.run(
-        [console_script(args[0]), *args[1:]], capture_output=True, text=True, cwd=cwd, env=env,
-        timeout=600,
-    )  # fmt: skip
-    assert out.returncode == 0, f"{args[0]} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
 
 
 def lm_eval(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -17,25 +16,12 @@ import sci_tasks
 from sci_tasks.metrics.constraints import registry
 from sci_tasks.metrics.constraints.registry import Kind
 
-from .helpers import console_script
+from .commands import run_ok as run
 from .servers import Katan, katan
 
 MODEL_KEY = "sk-FAKEMODELKEY-0123456789abcdefghij"
 JUDGE_KEY = "sk-FAKEJUDGEKEY-9876543210zyxwvutsrq"
 API_ARGS = "num_concurrent=2,max_retries=1,tokenized_requests=False"
-
-
-def run(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    out = subprocess.run(
-        [console_script(args[0]), *args[1:]],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=600,
-    )
-    assert out.returncode == 0, f"{args[0]} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
-    return out
 
 
 @pytest.fixture()
