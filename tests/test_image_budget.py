@@ -191,5 +191,5 @@ def test_stock_lm_eval_records_the_budget_in_the_samples_log(tmp_path: Path) -> 
     assert len(rows) == 4
     for row in rows:
         assert (row["doc"]["max_image_pixels"], row["doc"]["max_image_bytes"]) == (4096, 8192)
-        assert row["delta"]["image_budget"] == {"max_image_pixels": 4096, "max_image_bytes": 8192}
+        assert row["record"]["image_budget"] == {"max_image_pixels": 4096, "max_image_bytes": 8192}
         assert row["resps"][0][0].count("[image:image/png]") == len(row["doc"]["images"])

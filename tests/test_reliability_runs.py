@@ -15,6 +15,7 @@ from hydra import compose, initialize_config_module
 import sci_tasks
 from sci_tasks import manifest
 from sci_tasks.app import response_cache
+from sci_tasks.data.jsonl import read_samples
 
 from .helpers import console_script, loopback_env
 from .misbehaving import completion, scripted_server
@@ -53,7 +54,7 @@ def judge_args(url: str, tmp_path: Path) -> list[str]:
 
 def samples(folder: Path) -> list[dict[str, Any]]:
     (path,) = folder.rglob("samples_scimif_chem_*.jsonl")
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return read_samples(path)
 
 
 def test_surrogate_replies_an_html_judge_and_a_corrupt_cache_do_not_end_runs(
@@ -87,11 +88,11 @@ def test_surrogate_replies_an_html_judge_and_a_corrupt_cache_do_not_end_runs(
     # 1: judged constraints and correctness unscored with the true reason, the run went on
     reason = f"malformed reply: body is not JSON (text/html): {HTML.decode()!r} (after 2 attempts)"
     judged = [
-        c for s in logged for c in s["drfr"]["constraints"] if c["reason"].startswith("judge ")
+        c for s in logged for c in s["record"]["constraints"] if c["reason"].startswith("judge ")
     ]
     assert judged and all(c["reason"] == f"judge html-judge: {reason}" for c in judged)
     assert all(c["score"] is None for c in judged)
-    graded = [s["correct"] for s in logged if s["doc"].get("answer")]
+    graded = [s["record"]["correctness"] for s in logged if s["doc"].get("answer")]
     assert graded and all(g == {"score": None, "grade": None, "reason": reason,
                                 "judge": g["judge"]} for g in graded)  # fmt: skip
     assert manifest.read(tmp_path / "run")["status"] == "done"
@@ -113,7 +114,9 @@ def test_surrogate_replies_an_html_judge_and_a_corrupt_cache_do_not_end_runs(
                *judge_args(judge.base_url, tmp_path), "judge.name=html"))  # fmt: skip
     rescored = samples(tmp_path / "run" / "scores" / "html")
     assert len(rescored) == 3
-    assert all(s["correct"]["reason"] == reason for s in rescored if s["doc"].get("answer"))
+    assert all(
+        s["record"]["correctness"]["reason"] == reason for s in rescored if s["doc"].get("answer")
+    )
 
 
 # --- 5. literal secrets -------------------------------------------------------------------
