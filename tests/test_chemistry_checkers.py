@@ -4,7 +4,6 @@ table, molecule by molecule, against counts made by hand."""
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -938,7 +937,8 @@ def test_the_four_checkers_are_registered() -> None:
     ],
     ids=["garbage", "carbon", "selfies", "tokens"],
 )
-def test_a_megabyte_response_finishes_quickly(response: str) -> None:
+def test_a_megabyte_response_gets_a_verdict(response: str) -> None:
+    """Not timed (benchmarks/checker_scaling.py measures the time)."""
     params = {
         "chemistry_molecular_format_validity": "SMILES",
         "chemistry_atom_count_constraint": "2 carbon atoms",
@@ -946,11 +946,8 @@ def test_a_megabyte_response_finishes_quickly(response: str) -> None:
         "chemistry_atom_group_constraint": "1 hydroxyl group",
     }
     for name in CHEMISTRY:
-        start = time.perf_counter()
         result = run(name, response, params[name], "Give a SMILES string.")
-        elapsed = time.perf_counter() - start
         assert result.score in (0.0, 1.0), result.reason
-        assert elapsed < 5.0, (name, elapsed)
 
 
 def test_every_candidate_found_in_a_megabyte_is_bounded() -> None:

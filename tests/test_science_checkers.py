@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import random
 import string
-import time
 from typing import Any
 
 import pytest
@@ -456,14 +455,12 @@ def _big_texts() -> dict[str, str]:
 
 
 @pytest.mark.parametrize("label", BIG)
-def test_every_checker_is_fast_on_a_megabyte(label: str) -> None:
+def test_every_checker_gives_a_verdict_on_a_megabyte(label: str) -> None:
+    """Not timed (benchmarks/checker_scaling.py measures the time): a verdict, no crash."""
     text = _big_texts()[label]
     for name, params, question in CHECKS:
-        start = time.perf_counter()
         result = registry.evaluate(name, CheckInput(text, params, question))
-        elapsed = time.perf_counter() - start
-        assert elapsed < 1.0, (label, name, round(elapsed, 2), result.reason)
-        assert "raised" not in result.reason, result.reason
+        assert result.score in (0.0, 1.0, None) and "raised" not in result.reason, result.reason
 
 
 def test_a_superscript_digit_as_length_parameter_is_no_crash() -> None:

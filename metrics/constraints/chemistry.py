@@ -65,9 +65,10 @@ Each reason names the molecule and every count checked, e.g. ``C5H9BrO2 (SMILES
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, insort
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rdkit import Chem, rdBase
 from rdkit.Chem import rdMolDescriptors
@@ -160,19 +161,32 @@ def _bound(cmp: str | None, number: str, post: str | None) -> tuple[str, int] | 
 class _Parsed:
     requirements: list[Requirement]  # in the order written
     spans: list[tuple[int, int]]
+    _index: tuple[list[int], list[int]] | None = field(default=None, repr=False)
 
     def add(self, key: str, bound: tuple[str, int] | None, m: re.Match[str]) -> None:
         if bound is None:
             return
         req = Requirement(key, bound[0], bound[1], " ".join(m.group().split()), m.start())
         if all((r.key, r.op, r.n) != (req.key, req.op, req.n) for r in self.requirements):
-            self.requirements.append(req)
-            self.requirements.sort(key=lambda r: r.position)
+            insort(self.requirements, req, key=lambda r: r.position)  # stable, as a sort
         self.spans.append(m.span())
+        self._index = None
 
     def covers(self, span: tuple[int, int]) -> bool:
+        """Whether ``span`` overlaps a span read as a requirement: a binary search over the
+        spans sorted by start with the running maximum of their ends (each call is
+        logarithmic, so checking every unknown word of a long text stays linear)."""
+        if self._index is None:
+            ordered = sorted(self.spans)
+            reach, top = [], -1
+            for _, e in ordered:
+                top = max(top, e)
+                reach.append(top)
+            self._index = ([st for st, _ in ordered], reach)
+        starts, reach = self._index
         a, b = span
-        return any(s < b and a < e for s, e in self.spans)
+        k = bisect_left(starts, b)  # spans starting before b
+        return k > 0 and reach[k - 1] > a
 
 
 def _forward(keys: str, between: str = "") -> re.Pattern[str]:

@@ -368,8 +368,20 @@ def _formula_part(text: str) -> str:
     return " ".join(tokens[k:])
 
 
+# More distinct requirement items than this: the text is not a method requirement a
+# response can be held to (each item is looked for in the whole response, so the work is
+# items x response; real requirements name one to a few methods).
+MAX_METHOD_ITEMS = 64
+
+
+class TooManyItems(ValueError):
+    """More than ``MAX_METHOD_ITEMS`` distinct items in a method requirement."""
+
+
 def _items_from(text: str) -> list[_Item]:
     pieces = list(dict.fromkeys(_split_top(text)))  # a repeated requirement is one requirement
+    if len(pieces) > MAX_METHOD_ITEMS:
+        raise TooManyItems(f"{len(pieces)} distinct items (more than {MAX_METHOD_ITEMS})")
     kept = [p for p in pieces if not _is_setting(p)] or pieces
     items = []
     for piece in kept:
@@ -532,7 +544,10 @@ def _span_evidence(item: _Item, span: str) -> str | None:
 
 def check_method(inp: CheckInput) -> Verdict:
     params = clean_parameters(inp.parameters)
-    items, source = _method_items(params, inp.question or "")
+    try:
+        items, source = _method_items(params, inp.question or "")
+    except TooManyItems as exc:
+        return Verdict.unscored(f"the method requirement lists {exc}: not a readable requirement")
     if not items:
         return Verdict.unscored("required method not found in parameters or question")
     view = _ResponseView(inp.response)

@@ -151,9 +151,11 @@ def length_rules(text: str) -> list[LengthRule]:
     if rules:
         return rules
     for pattern in _LENGTH_RES:
+        seen: set[LengthRule] = set()  # membership in constant time: linear in the matches
         for m in pattern.finditer(text):
             rule = _rule_from(m)
-            if rule and rule not in rules:
+            if rule and rule not in seen:
+                seen.add(rule)
                 rules.append(rule)
         if rules:
             return rules

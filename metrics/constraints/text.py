@@ -92,14 +92,13 @@ def sentences_matching(text: str, pattern: re.Pattern[str]) -> list[str]:
 
 # --------------------------------------------------------------------------- scope
 
-# Ranked cues, strongest first: the first rank that occurs decides.
+# Ranked cues, strongest first: the first rank that occurs decides. Lower-case patterns,
+# searched in the lower-cased text (much faster than IGNORECASE on long text).
 _STRONG_WHOLE_RE = re.compile(
     r"\b(?:entire|whole|throughout|intermediate|complete[ \t]+(?:response|output|reply))\b",
-    re.I,
 )
 _EXPLICIT_FINAL_RE = re.compile(
     r"\bfinal[ \t]+(?:numerical[ \t]+|numeric[ \t]+)?(?:answer|result|value|output|conclusion)s?\b",
-    re.I,
 )
 _WEAK_WHOLE_RE = re.compile(
     r"\b(?:(?:respond|reply|answer|output|return|write|provide|give|print|say|use|contain|be)"
@@ -110,9 +109,8 @@ _WEAK_WHOLE_RE = re.compile(
     r"|(?:all|every|each|any)(?:[ \t]+of)?(?:[ \t]+(?:the|your))?"
     r"[ \t]+(?:numbers?|numerical|numeric|values?|quantit(?:y|ies)|results?|calculations?|"
     r"text|outputs?|responses?|content|steps?|words?|letters?|sentences?))\b",
-    re.I,
 )
-_WEAK_FINAL_RE = re.compile(r"\b(?:answer|result|conclusion)s?\b", re.I)
+_WEAK_FINAL_RE = re.compile(r"\b(?:answer|result|conclusion)s?\b")
 
 
 def scope_of_sentence(text: str) -> Scope | None:
@@ -122,6 +120,7 @@ def scope_of_sentence(text: str) -> Scope | None:
     final; "respond/answer/output with only", "only output", "nothing else", "no other
     text", "all/every number/value/text/..." -> whole; "answer/result/conclusion" -> final.
     """
+    text = text.lower()
     if _STRONG_WHOLE_RE.search(text):
         return "whole"
     if _EXPLICIT_FINAL_RE.search(text):
