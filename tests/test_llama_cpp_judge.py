@@ -20,7 +20,7 @@ from sci_tasks.metrics.constraints import registry
 from sci_tasks.metrics.constraints.registry import Kind
 from sci_tasks.resolvers import package_dir
 
-from .helpers import console_script
+from .commands import run_ok
 from .servers import free_port
 
 pytestmark = pytest.mark.llama_server
@@ -84,15 +84,7 @@ def test_a_real_model_judges_a_scimif_run(llama_server: str, tmp_path: Path) -> 
         "judge.timeout=120",
         "hydra.run.dir=run",
     ]
-    out = subprocess.run(
-        [console_script("sci-eval"), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=1800,
-    )
-    assert out.returncode == 0, out.stderr[-3000:]
+    run_ok("sci-eval", *args, cwd=tmp_path, env=env, timeout=1800)
     judged = []
     for path in (tmp_path / "run").rglob("samples_*.jsonl"):
         for line in path.read_text().splitlines():
