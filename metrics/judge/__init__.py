@@ -84,23 +84,6 @@ def client_for(config: JudgeConfig | None) -> JudgeClient | None:
         return client
 
 
-# --- deprecated, until tests/test_scigen_verify_metrics.py and tests/test_scigen_rubric.py pass
-# their judge in the document (with_judge; /tmp/helpers/NOTES.md): used only for a document
-# that has no JUDGE_FIELD at all.
-_active: JudgeClient | None = None
-_configured = False
-
-
-def configure(config: JudgeConfig | None) -> JudgeClient | None:
-    global _active, _configured
-    _active, _configured = client_for(config), True
-    return _active
-
-
-def legacy_client() -> JudgeClient | None:
-    return _active
-
-
 __all__ = [
     "JUDGE_FIELD",
     "JudgeClient",

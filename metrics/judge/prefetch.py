@@ -170,9 +170,7 @@ def _fingerprint(doc: Mapping[str, Any], response: object) -> str:
 
 def judge_of(doc: Mapping[str, Any]) -> JudgeClient | None:
     """The client for the judge ``doc`` was loaded with (``judges.config_of``)."""
-    if judges.JUDGE_FIELD in doc:
-        return judges.client_for(judges.config_of(doc))
-    return judges.legacy_client()
+    return judges.client_for(judges.config_of(doc))
 
 
 def schedule(benchmark: str, docs: Sequence[Mapping[str, Any]], responses: Sequence[str]) -> None:
