@@ -15,28 +15,25 @@ from sci_tasks.metrics.verdict import Verdict
 from sci_tasks.prompts import render, version
 
 STEPS_TEMPLATE = "judge/scimif_steps.jinja"
-STEPS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "required_steps": {"type": "integer", "minimum": 1},
-        "matched_steps": {"type": "integer", "minimum": 0},
-        "reason": {"type": "string"},
-    },
-    "required": ["required_steps", "matched_steps", "reason"],
-    "additionalProperties": False,
-}
 
+
+def _count_schema(wanted: str, found: str) -> dict[str, Any]:
+    """The reply the judge must give: the count asked for, the count it found, a reason."""
+    return {
+        "type": "object",
+        "properties": {
+            wanted: {"type": "integer", "minimum": 1},
+            found: {"type": "integer", "minimum": 0},
+            "reason": {"type": "string"},
+        },
+        "required": [wanted, found, "reason"],
+        "additionalProperties": False,
+    }
+
+
+STEPS_SCHEMA = _count_schema("required_steps", "matched_steps")
 NUMBER_TEMPLATE = "judge/scimif_number_response.jinja"
-NUMBER_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "required": {"type": "integer", "minimum": 1},
-        "distinct": {"type": "integer", "minimum": 0},
-        "reason": {"type": "string"},
-    },
-    "required": ["required", "distinct", "reason"],
-    "additionalProperties": False,
-}
+NUMBER_SCHEMA = _count_schema("required", "distinct")
 
 
 def _request(template: str, schema: dict[str, Any], inp: CheckInput) -> JudgeRequest | Verdict:

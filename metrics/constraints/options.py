@@ -1,16 +1,8 @@
 """Options a question offers and the options a text names: shared by ``general_choose_from``
-(``general.py``), the scene options (``geography.py``) and the property labels
-(``material.py``). Rule (as ``general_choose_from`` applies it):
-
-* choose_from: the options come from the parameters, else the question: a labelled run
-  "(a) x (b) y" / "A. x" (labels consecutive from a / A / 1), else the items after
-  "choose from / one of / options:" split on commas, "or", "/". None -> unscored. Pass
-  iff exactly one distinct option is named in scope (default: the final answer or last
-  line): by its text (whole words, case-insensitive, a shorter option inside a longer one
-  does not count) or by its label (a bare capital letter other than A and I; otherwise
-  "(a)", "a.", "a)", "option a", a label followed by ",", "or", "and" or the end, or the
-  answer being just the label, so the article in "A brief look" is not option A).
-"""
+(``general.py``, whose docstring states the rule: where options are read from, and when an
+option counts as named), the scene options (``geography.py``) and the property labels
+(``material.py``). Options given as SMILES name the same molecule however they are written
+(``same_molecule``)."""
 
 from __future__ import annotations
 

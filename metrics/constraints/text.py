@@ -161,17 +161,22 @@ class Span(NamedTuple):
     source: str
 
 
-def non_empty_lines(text: str) -> list[Span]:
-    """Every line with visible content, stripped, with its position in ``text``."""
-    out: list[Span] = []
+def _line_spans(text: str) -> Iterator[Span | None]:
+    """Each line of ``text``: its content stripped, with its position, or None when blank."""
     pos = 0
     for raw in text.splitlines(keepends=True):
         body = raw.strip()
         if body:
             lead = len(raw) - len(raw.lstrip())
-            out.append(Span(body, pos + lead, pos + lead + len(body), "line"))
+            yield Span(body, pos + lead, pos + lead + len(body), "line")
+        else:
+            yield None
         pos += len(raw)
-    return out
+
+
+def non_empty_lines(text: str) -> list[Span]:
+    """Every line with visible content, stripped, with its position in ``text``."""
+    return [line for line in _line_spans(text) if line is not None]
 
 
 def last_line(text: str) -> Span | None:
@@ -189,16 +194,12 @@ def paragraphs(text: str) -> list[Span]:
     """Blocks of non-empty lines separated by blank lines."""
     out: list[Span] = []
     current: list[Span] = []
-    pos = 0
-    for raw in text.splitlines(keepends=True):
-        body = raw.strip()
-        if body:
-            lead = len(raw) - len(raw.lstrip())
-            current.append(Span(body, pos + lead, pos + lead + len(body), "line"))
+    for line in _line_spans(text):
+        if line is not None:
+            current.append(line)
         elif current:
             out.append(_join(text, current))
             current = []
-        pos += len(raw)
     if current:
         out.append(_join(text, current))
     return out
