@@ -95,6 +95,9 @@ def _labelled_options(text: str) -> list[Option]:
     return options
 
 
+_BARE_LABEL_RE = re.compile(r"[A-Za-z]|[1-9]")  # an item that is just a label
+
+
 def _listed_options(rest: str) -> list[Option]:
     """Items on the rest of the line after a "choose from" intro, or bullet lines below."""
     stop = _SENTENCE_END_RE.search(rest)
@@ -106,8 +109,7 @@ def _listed_options(rest: str) -> list[Option]:
     if len(items) < 2:
         return []
     return [
-        Option(item, "") if re.fullmatch(r"[A-Za-z]|[1-9]", item) else Option("", item)
-        for item in items
+        Option(item, "") if _BARE_LABEL_RE.fullmatch(item) else Option("", item) for item in items
     ]
 
 

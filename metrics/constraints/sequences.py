@@ -138,6 +138,11 @@ def _rule_from(m: re.Match[str]) -> LengthRule | None:
     return LengthRule(n, n, kind, f"exactly {n}")
 
 
+# Distinct lengths read from one text at most: two already conflict, and a text stating
+# more than this many is not a length requirement (the reason lists what was read).
+MAX_LENGTH_RULES = 16
+
+
 def length_rules(text: str) -> list[LengthRule]:
     rules: list[LengthRule] = []
     for m in _BETWEEN_RE.finditer(text):
@@ -157,6 +162,8 @@ def length_rules(text: str) -> list[LengthRule]:
             if rule and rule not in seen:
                 seen.add(rule)
                 rules.append(rule)
+                if len(rules) >= MAX_LENGTH_RULES:
+                    return rules
         if rules:
             return rules
     return rules

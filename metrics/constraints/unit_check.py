@@ -93,6 +93,11 @@ def _dedupe(units: Iterable[Unit]) -> tuple[Unit, ...]:
     return tuple(out)
 
 
+# A list of more units than this is not a unit requirement (each piece is parsed): such
+# parameters are read by the cue rules below, as prose.
+MAX_LISTED_UNITS = 64
+
+
 def _units_in_parameters(params: str) -> list[Unit]:
     text = _PARAM_LEAD_RE.sub("", params.strip()).strip(" .;\"'`")
     whole = parse_unit(text)
@@ -104,7 +109,7 @@ def _units_in_parameters(params: str) -> list[Unit]:
         if a or b:
             return [(b or a)[0]]
     parts = [p for p in re.split(r"[ \t]*(?:[,;]|\band\b)[ \t]*", text) if p.strip()]
-    if len(parts) > 1:
+    if 1 < len(parts) <= MAX_LISTED_UNITS:
         found = [parse_unit(p) for p in parts]
         # a piece that is no unit and reads as prose ("the coefficient is unity") is a
         # remark beside the units, not a unit
