@@ -56,6 +56,19 @@ def on_white(pixels: np.ndarray) -> tuple[Image.Image, ImageDraw.ImageDraw]:
     return im, ImageDraw.Draw(im)
 
 
+def scale_bar(
+    d: ImageDraw.ImageDraw,
+    bar: tuple[int, int, int],
+    label: str,
+    at: tuple[int, int],
+    font: ImageFont.FreeTypeFont | ImageFont.ImageFont,
+) -> None:
+    """A micrograph's scale bar from x0 to x1 at height y, labelled at ``at``."""
+    x0, x1, y = bar
+    d.line([(x0, y), (x1, y)], fill=BLACK, width=3)
+    d.text(at, label, fill=BLACK, font=font)
+
+
 def text_c(
     d: ImageDraw.ImageDraw,
     xy: tuple[float, float],
@@ -326,14 +339,9 @@ def geo_rock() -> Path:
     edges = grain_edges(lab)
     rgb[edges] *= 0.6
     im, d = on_white(rgb)
-    d.line([(20, 222), (100, 222)], fill=BLACK, width=3)
-    d.text((20, 205), "1 cm", fill=BLACK, font=F)
-    d.text(
-        (120, 206),
-        "crystals 3-10 mm, interlocking;\npink feldspar, quartz, black mica",
-        fill=BLACK,
-        font=F_SMALL,
-    )
+    scale_bar(d, (20, 100, 222), "1 cm", (20, 205), F)
+    d.text((120, 206), "crystals 3-10 mm, interlocking;\npink feldspar, quartz, black mica",
+           fill=BLACK, font=F_SMALL)  # fmt: skip
     return save(im, "geography", "SampleGeo", "rock_01.jpeg")
 
 
@@ -453,14 +461,9 @@ def mat_grains() -> Path:
     g[edges] = 40
     im, d = on_white(g)
     d.rectangle([232, 186, 314, 206], fill=WHITE)
-    d.line([(240, 200), (304, 200)], fill=BLACK, width=3)
-    d.text((254, 187), "50 um", fill=BLACK, font=F_SMALL)
-    d.text(
-        (6, 216),
-        "Etched polycrystalline Fe; mean grain diameter d = 25 um",
-        fill=BLACK,
-        font=F_SMALL,
-    )
+    scale_bar(d, (240, 304, 200), "50 um", (254, 187), F_SMALL)
+    d.text((6, 216), "Etched polycrystalline Fe; mean grain diameter d = 25 um",
+           fill=BLACK, font=F_SMALL)  # fmt: skip
     return save(im, "materials", "SampleMat", "grains_01.jpeg")
 
 
