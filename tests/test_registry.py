@@ -80,7 +80,7 @@ def test_unknown_and_unchecked_constraints_are_unscored_by_name() -> None:
     try:
         unchecked = registry.evaluate(name, inp)
     finally:
-        registry._CHECKERS[name] = checker  # type: ignore[assignment]
+        registry._CHECKERS[name] = checker
     assert unchecked.score is None
     assert unchecked.reason == "no checker yet for chemistry_atom_count_constraint (rdkit)"
 
@@ -89,7 +89,7 @@ def test_register_refuses_names_outside_the_catalogue_and_duplicates() -> None:
     with pytest.raises(KeyError):
         registry.register("general_made_up")
     with pytest.raises(KeyError):
-        registry.register("general_json_constraint")(lambda inp: None)  # type: ignore[arg-type,return-value]
+        registry.register("general_json_constraint")(lambda inp: None)
 
 
 def _catalogue_rows() -> list[dict[str, str]]:

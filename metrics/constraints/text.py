@@ -56,7 +56,7 @@ NUMBER_WORD = (
 def parse_int(token: str) -> int | None:
     """``"3"`` -> 3, ``"three"`` -> 3, ``"single"`` -> 1; anything else -> None."""
     t = token.strip().lower()
-    if re.fullmatch(r"[0-9]+", t):
+    if t.isascii() and t.isdigit():
         return int(t)
     return _WORD_NUMBERS.get(t)
 
