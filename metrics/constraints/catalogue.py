@@ -13,6 +13,7 @@ import csv
 import re
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from pathlib import Path
 
 CATALOGUE_FILE = Path(__file__).with_name("catalogue.csv")
@@ -88,11 +89,16 @@ CONSTRAINTS, ALIASES = read_catalogue()
 DOMAINS: tuple[str, ...] = tuple(dict.fromkeys(c.domain for c in CONSTRAINTS.values()))
 
 
-def canonical_name(name: str) -> str:
+def canonical_name(name: object) -> str:
     """The catalogue spelling of a name as written in the data (aliases, case, spaces)."""
-    key = re.sub(r"\s+", "_", str(name).strip().lower())
+    return _canonical(str(name))
+
+
+@lru_cache(maxsize=4096)  # one lookup per constraint of every sample: names repeat
+def _canonical(name: str) -> str:
+    key = re.sub(r"\s+", "_", name.strip().lower())
     return ALIASES.get(key, key)
 
 
-def resolve(name: str) -> Constraint | None:
+def resolve(name: object) -> Constraint | None:
     return CONSTRAINTS.get(canonical_name(name))

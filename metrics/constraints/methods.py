@@ -303,9 +303,11 @@ def _bounded(pattern: re.Pattern[str], text: str, limit: int = 10_000) -> re.Mat
 _METHOD_NAME_RES = {m.name: pattern for m, pattern in _METHOD_RES}
 
 
-def _methods_named(text: str) -> list[Method]:
+@functools.lru_cache(maxsize=4096)
+def _methods_named(text: str) -> tuple[Method, ...]:
+    """The known methods ``text`` names (cached: samples repeat the same requirements)."""
     norm = _name_text(_formula_text(text))
-    return [m for m, pattern in _METHOD_RES if _bounded(pattern, norm)]
+    return tuple(m for m, pattern in _METHOD_RES if _bounded(pattern, norm))
 
 
 _TOP_SPLIT_RE = re.compile(r"[(\[{)\]},;]| (?:and|&|plus|as well as) ", re.I)
