@@ -63,7 +63,8 @@ _FILLER = re.compile(r"^(?:both|all|options?|choices?|labels?)\s+", re.IGNORECAS
 # A label standing alone (not part of a word), optionally in parentheses, in prose.
 _P_LABEL = r"\(?[A-Z]\)?(?![\w])"
 _P_LIST = rf"(?<![\w(]){_P_LABEL}(?:\s*(?:,\s*and|,|;|/|&|and)\s*{_P_LABEL})*"
-_END = r"(?=\s*(?:$|[.,;:!?)\n]|\b(?:because|since|as)\b))"
+_BECAUSE = r"\b(?:because|since|as)\b"  # an explanation may follow a label list
+_END = rf"(?=\s*(?:$|[.,;:!?)\n]|{_BECAUSE}))"
 _PROSE = [
     # "the answer is A", "the correct options are A and C", "my choices would be B, D."
     re.compile(
@@ -82,8 +83,7 @@ _PROSE = [
 ]
 _NEGATION = re.compile(r"\b(?:not|nor|neither|no)\s*$", re.IGNORECASE)
 _LEADING = re.compile(
-    r"^(?P<list>[A-Za-z](?:\s*(?:,|;|/|&|\+|\band\b|\s)\s*[A-Za-z])*)"
-    r"(?=\s*(?:$|[.:(\-–—]|\b(?:because|since|as)\b))",
+    rf"^(?P<list>[A-Za-z](?:\s*(?:,|;|/|&|\+|\band\b|\s)\s*[A-Za-z])*)(?=\s*(?:$|[.:(\-–—]|{_BECAUSE}))",
     re.IGNORECASE,
 )
 
