@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import sci_tasks
@@ -67,10 +68,13 @@ def grown_distinct(text: str, size: int, joiner: str) -> str:
 
 
 def timed(name: str, inp: CheckInput, repeat: int) -> float:
+    """Best of ``repeat`` calls, each on a response no earlier call saw (trailing spaces
+    added), so caches keyed by the text (the copy check, molecule search) never answer."""
     best = float("inf")
-    for _ in range(repeat):
+    for k in range(repeat):
+        fresh = replace(inp, response=inp.response + " " * (k + 1))
         start = time.perf_counter()
-        evaluate(name, inp)
+        evaluate(name, fresh)
         best = min(best, time.perf_counter() - start)
     return best
 

@@ -157,7 +157,11 @@ def length_rules(text: str) -> list[LengthRule]:
         return rules
     for pattern in _LENGTH_RES:
         seen: set[LengthRule] = set()  # membership in constant time: linear in the matches
+        read: set[str] = set()  # a statement written again states the same rule
         for m in pattern.finditer(text):
+            if m.group() in read:
+                continue
+            read.add(m.group())
             rule = _rule_from(m)
             if rule and rule not in seen:
                 seen.add(rule)
