@@ -117,3 +117,29 @@ def test_filtered_resps_are_what_was_scored_and_results_are_numbers(tmp_path: Pa
             assert isinstance(stderr, float) and not math.isnan(stderr), (task, metric, stderr)
         assert values["record,none"] == LIMIT
     assert isinstance(results["scimif_geo"]["unknown_constraints,none"], float)
+
+
+def test_every_task_normalises_after_take_first_and_prefetches_last() -> None:
+    """The filter chain of every one of our tasks, as lm-eval builds it from the YAMLs."""
+    from lm_eval.tasks import TaskManager
+
+    from sci_tasks.metrics.judge.prefetch import JudgePrefetch
+    from sci_tasks.metrics.reply import NormaliseReply
+    from sci_tasks.text import SafeText
+
+    root = sci_tasks.include_path()
+    manager = TaskManager(include_path=root)
+    ours = [
+        name
+        for name, entry in manager.task_index.items()
+        if str(entry.yaml_path).startswith(root) and entry.kind.name == "TASK"
+    ]
+    assert len(ours) >= 40  # 22 SciMIF task types, disciplines, splits, categories, rubric
+    tasks = manager.load(ours)["tasks"]
+    assert sorted(tasks) == sorted(ours)
+    for name, task in tasks.items():
+        (chain,) = task.config.filter_list
+        steps = [step["function"] for step in chain["filter"]]
+        assert chain["name"] == "none" and steps[:3] == [SafeText, "take_first", NormaliseReply]
+        judged = not name.startswith("spm_bench")
+        assert steps[3:] == ([JudgePrefetch] if judged else []), name
