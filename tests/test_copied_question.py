@@ -76,7 +76,7 @@ def test_an_echo_server_passes_no_method_unit_or_wrap_up_constraint(tmp_path: Pa
         for line in path.read_text().splitlines():
             sample = json.loads(line)
             assert sample["resps"][0][0].startswith("[echo]")  # really the echoed prompt
-            for verdict in sample["drfr"]["constraints"]:
+            for verdict in sample["record"]["constraints"]:
                 name = verdict["constraint"] or ""
                 if verdict["group"] in ("Method", "Unit") or name == "general_wrap_up":
                     checked += 1
