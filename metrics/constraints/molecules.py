@@ -197,6 +197,7 @@ _WRAPPERS: tuple[tuple[str, str], ...] = (
     ("<", ">"),
 )
 _TRAIL = ".,;:!?"
+_WRAPPER_FIRST = frozenset(opener[0] for opener, _ in _WRAPPERS)
 _LINE_LEAD_RE = re.compile(r"^(?:[-*+>•]|[0-9]{1,2}[.)])[ \t]+")
 _NAME_CUT_RE = re.compile(
     r",[ \t]|;|[ \t]\(|\.(?:[ \t]|$)|[ \t][-–—][ \t]"
@@ -208,6 +209,8 @@ _NAME_CUT_RE = re.compile(
 def _unwrap(text: str) -> str:
     """Strip whitespace, Markdown emphasis, backticks, quotes, ``$`` and ``\\text{}``."""
     s = text.strip()
+    if s and s[0] not in _WRAPPER_FIRST and s[0] != "\\" and s[-1] not in _TRAIL:
+        return s  # nothing the loop below would strip (most tokens): skip it
     for _ in range(6):
         before = s
         m = _LATEX_TEXT_RE.fullmatch(s)

@@ -83,6 +83,7 @@ for _group in TABLE:
         ALIASES[_key] = _group.name
 
 
+@cache  # requirement texts repeat group words
 def lookup(name: str) -> FunctionalGroup | None:
     """The group named ``name`` (canonical name or alias, any case; a trailing "group(s)",
     plural "s" and hyphens/underscores are tolerated), or None."""
