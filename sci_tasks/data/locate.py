@@ -70,14 +70,6 @@ class DataLocation:
         return _hub_snapshot(self, self.subdir)
 
 
-def __getattr__(name: str) -> Any:
-    # BENCHMARK_KEYS (benchmark -> data key) is read from the declarations on first use: a
-    # module constant would import every loader, which imports this module
-    if name == "BENCHMARK_KEYS":
-        return benchmarks.data_keys()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def samples_dir(benchmark: str) -> Path:
     return Path(str(files("sci_tasks.samples") / benchmark))
 
