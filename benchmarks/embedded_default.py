@@ -21,12 +21,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from process_timing import timed  # benchmarks/ is on sys.path when run as a script
 
 SPIN = "while True: pass"
 
@@ -41,15 +42,7 @@ def run_sci_eval(
     run_dir = workdir / name
     cmd = [str(Path(sys.executable).parent / "sci-eval"), "use_cache=false",
            f"hydra.run.dir={run_dir}", *overrides]  # fmt: skip
-    load = os.getloadavg()[0]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    out = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if out.returncode != 0:
-        raise SystemExit(f"sci-eval failed:\n{out.stderr[-3000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    wall, cpu, load, _ = timed(cmd, workdir, env)
     return wall, cpu, load, run_dir
 
 

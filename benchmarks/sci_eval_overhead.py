@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from process_timing import timed  # benchmarks/ is on sys.path when run as a script
 
 DIRECT = r"""
 import sys
@@ -58,21 +57,13 @@ print(f"direct: {len(prompts)} prompts, {n_tokens} new tokens, batch size {batch
 """
 
 
-def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, float]:
-    """(wall s, CPU s, 1-minute load average before) of one process."""
-    load = os.getloadavg()[0]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    out = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
-    elapsed = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if out.returncode != 0:
-        raise SystemExit(f"{cmd[0]} failed:\n{out.stderr[-3000:]}")
-    for line in out.stdout.splitlines():
+def timed_run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, float]:
+    """(wall s, CPU s, 1-minute load average before) of one process; prints its summary."""
+    wall, cpu, load, stdout = timed(cmd, cwd, env)
+    for line in stdout.splitlines():
         if line.startswith("direct:"):
             print(line)
-    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    return elapsed, cpu, load
+    return wall, cpu, load
 
 
 def main() -> None:
@@ -103,8 +94,8 @@ def main() -> None:
     runs: dict[str, list[tuple[float, float, float]]] = {"direct": [], "sci-eval": []}
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(args.repeats):
-            runs["direct"].append(timed(direct_cmd, Path(tmp), env))
-            runs["sci-eval"].append(timed(ours_cmd, Path(tmp), env))
+            runs["direct"].append(timed_run(direct_cmd, Path(tmp), env))
+            runs["sci-eval"].append(timed_run(ours_cmd, Path(tmp), env))
     for name, figures in runs.items():
         for wall, cpu, load in figures:
             print(f"{name:<10} wall {wall:6.1f} s   CPU {cpu:6.1f} s   load before {load:4.2f}")

@@ -172,7 +172,7 @@ def test_lm_eval_commands_parse_and_name_listed_tasks(
     from lm_eval.api.registry import model_registry
 
     words = argv(command)
-    monkeypatch.setattr(sys, "argv", words)  # sci-lm-eval hands its argv to lm-eval unchanged
+    monkeypatch.setattr(sys, "argv", words)  # lm-eval's parser, as sci-lm-eval hands it argv
     args = HarnessCLI().parse_args()
     assert args.command == "run"
     assert args.model in model_registry.keys(), f"{command}: no lm-eval backend {args.model}"
@@ -284,7 +284,8 @@ def test_the_sweep_runs_every_job(pilot: Pilot) -> None:
     from sci_tasks import manifest
 
     (sweep,) = [p.values[0] for p in of_kind("sweep")]
-    jobs = [p for p in pilot.sweep.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    # a job is a folder with a manifest (sci-leaderboard may have written leaderboard/ here)
+    jobs = [p for p in pilot.sweep.iterdir() if (p / "manifest.json").is_file()]
     assert len(jobs) == len(sweep_jobs(argv(sweep)[1:]))
     for job in jobs:
         assert manifest.read(job)["status"] == "done", job
