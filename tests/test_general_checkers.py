@@ -42,13 +42,6 @@ def _run(case: Case) -> registry.ConstraintResult:
     return registry.evaluate(f"general_{checker}", CheckInput(response, parameters, question))
 
 
-def test_every_rule_checker_has_a_passing_and_a_failing_case() -> None:
-    covered = {(f"general_{c[0]}", c[4]) for c in CASES}
-    for name in RULE_GENERAL:
-        assert (name, 1.0) in covered and (name, 0.0) in covered, name
-    assert sum(registry.CONSTRAINTS[n].in_catalogue for n in RULE_GENERAL) == 16  # paper
-
-
 def test_checkers_are_registered_and_called_directly() -> None:
     checkers = registry.registered()
     for name in RULE_GENERAL:
