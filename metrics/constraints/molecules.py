@@ -262,15 +262,24 @@ def _closes_at_end(token: str) -> bool:
     return False
 
 
-def _first_token(value: str) -> str:
-    """The first token of a label's value: the inside of a leading wrapper, else the first
-    whitespace-delimited chunk, with trailing punctuation and prose parentheses dropped."""
-    s = value.strip().lstrip("*_ \t")
+def _leading_wrapped(s: str) -> str | None:
+    """The inside of the wrapper ``s`` starts with (the first one of ``_WRAPPERS`` that
+    opens it and closes later), unwrapped; None when no wrapper opens it."""
     for opener, closer in _WRAPPERS:
         if s.startswith(opener):
             end = s.find(closer, len(opener))
             if end > len(opener):
                 return _unwrap(s[len(opener) : end])
+    return None
+
+
+def _first_token(value: str) -> str:
+    """The first token of a label's value: the inside of a leading wrapper, else the first
+    whitespace-delimited chunk, with trailing punctuation and prose parentheses dropped."""
+    s = value.strip().lstrip("*_ \t")
+    inside = _leading_wrapped(s)
+    if inside is not None:
+        return inside
     m = _LATEX_TEXT_RE.match(s)
     if m:
         return _unwrap(m.group(1))
@@ -281,11 +290,9 @@ def _first_token(value: str) -> str:
 def _name_phrase(value: str) -> str:
     """A name from a label's value: up to the end of the clause."""
     s = _unwrap(value.strip().lstrip("*_ \t"))
-    for opener, closer in _WRAPPERS:
-        if s.startswith(opener):
-            end = s.find(closer, len(opener))
-            if end > len(opener):
-                return _unwrap(s[len(opener) : end])
+    inside = _leading_wrapped(s)
+    if inside is not None:
+        return inside
     m = _NAME_CUT_RE.search(s)
     return _unwrap(s[: m.start()] if m else s)
 
