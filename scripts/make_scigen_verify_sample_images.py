@@ -19,25 +19,16 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 
+import drawing
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from drawing import BLACK, BLUE, RED, WHITE, Color, Font, Point, font
+from PIL import Image, ImageDraw
 
 ROOT = Path(__file__).resolve().parents[1] / "sci_tasks" / "samples" / "scigen_verify" / "images"
 W = H = 256
-Color = tuple[int, int, int]
-WHITE: Color = (255, 255, 255)
-BLACK: Color = (0, 0, 0)
-BLUE: Color = (40, 90, 200)
-RED: Color = (200, 40, 40)
 GREEN: Color = (40, 140, 60)
 SAND: Color = (236, 220, 170)
 SEA: Color = (170, 205, 240)
-Point = tuple[float, float]
-Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
-
-
-def font(size: int = 13) -> Font:
-    return ImageFont.load_default(size=size)
 
 
 F = font(13)
@@ -60,12 +51,7 @@ def paper(seed: int) -> tuple[Image.Image, ImageDraw.ImageDraw]:
 def arrow(
     draw: ImageDraw.ImageDraw, start: Point, end: Point, color: Color, width: int = 3
 ) -> None:
-    draw.line([start, end], fill=color, width=width)
-    angle = math.atan2(end[1] - start[1], end[0] - start[0])
-    size = 10
-    left = (end[0] - size * math.cos(angle - 0.45), end[1] - size * math.sin(angle - 0.45))
-    right = (end[0] - size * math.cos(angle + 0.45), end[1] - size * math.sin(angle + 0.45))
-    draw.polygon([end, left, right], fill=color)
+    drawing.arrow(draw, start, end, color, width, head=10, spread=0.45)
 
 
 def centred_text(

@@ -19,24 +19,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+from drawing import BLACK, BLUE, RED, WHITE, Color, arrow, font
 from PIL import Image, ImageDraw, ImageFont
 
 ROOT = Path(__file__).resolve().parents[1] / "sci_tasks" / "samples" / "scimif" / "images"
 W, H = 320, 240
 
-Color = tuple[int, int, int]
-WHITE: Color = (255, 255, 255)
-BLACK: Color = (0, 0, 0)
 GREY: Color = (150, 150, 150)
 LIGHT: Color = (225, 225, 225)
-BLUE: Color = (40, 90, 200)
-RED: Color = (200, 40, 40)
 GREEN: Color = (60, 150, 60)
 BROWN: Color = (140, 90, 40)
-
-
-def font(size: int = 11) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    return ImageFont.load_default(size=size)
 
 
 F = font(11)
@@ -158,21 +150,6 @@ def dashed(
         p = (a[0] + (b[0] - a[0]) * i / n, a[1] + (b[1] - a[1]) * i / n)
         q = (a[0] + (b[0] - a[0]) * (i + 1) / n, a[1] + (b[1] - a[1]) * (i + 1) / n)
         d.line([p, q], fill=fill, width=width)
-
-
-def arrow(
-    d: ImageDraw.ImageDraw,
-    a: tuple[float, float],
-    b: tuple[float, float],
-    fill: Color = BLACK,
-    width: int = 2,
-    head: float = 7.0,
-) -> None:
-    d.line([a, b], fill=fill, width=width)
-    ang = math.atan2(b[1] - a[1], b[0] - a[0])
-    left = (b[0] - head * math.cos(ang - 0.4), b[1] - head * math.sin(ang - 0.4))
-    right = (b[0] - head * math.cos(ang + 0.4), b[1] - head * math.sin(ang + 0.4))
-    d.polygon([b, left, right], fill=fill)
 
 
 def north_arrow(d: ImageDraw.ImageDraw, x: float, y: float) -> None:

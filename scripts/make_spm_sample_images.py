@@ -19,19 +19,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from drawing import BLACK, WHITE, Color, font
+from PIL import Image, ImageDraw
 
 ROOT = Path(__file__).resolve().parents[1] / "sci_tasks" / "samples" / "spm_bench" / "images"
 N = 256  # image side in pixels (the data area)
 BAR_H = 22  # information bar under the data area
-Color = tuple[int, int, int]
-WHITE: Color = (255, 255, 255)
-BLACK: Color = (0, 0, 0)
 Array = np.ndarray
-
-
-def font(size: int = 11) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    return ImageFont.load_default(size=size)
 
 
 F = font(11)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -113,7 +114,11 @@ def redrawn_sample_images(script: str, tmp_path: Path) -> tuple[Path, list[Path]
     spec = importlib.util.spec_from_file_location(script, path)
     assert spec and spec.loader
     module: Any = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.path.insert(0, str(path.parent))  # as `python scripts/<script>.py` runs: drawing.py
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
     committed = Path(module.ROOT)
     module.ROOT = tmp_path
     module.main()

@@ -11,7 +11,7 @@ from sci_tasks.data import scimif
 from sci_tasks.data.locate import DataError, DataLocation, locate, samples_dir
 from sci_tasks.metrics.constraints import registry
 
-from .helpers import GEO_IMG, GEO_IMG2, GEO_RECORDS, write_release
+from .helpers import GEO_IMG, GEO_IMG2, GEO_RECORDS, redrawn_sample_images, write_release
 
 pytestmark = pytest.mark.usefixtures("no_data_env")
 
@@ -163,3 +163,9 @@ def test_bundled_samples_cover_every_general_constraint_and_the_release_quirks()
     assert None in params
     # every name the samples use is known to the registry
     assert all(registry.resolve(n) is not None for n in names)
+
+
+def test_bundled_sample_images_are_those_the_script_draws(tmp_path: Path) -> None:
+    """The committed PNGs are exactly what scripts/make_scimif_sample_images.py draws."""
+    _, drawn = redrawn_sample_images("make_scimif_sample_images", tmp_path)
+    assert drawn  # every committed PNG was drawn again, byte for byte
