@@ -574,45 +574,47 @@ def bond_counts(mol: Chem.Mol) -> dict[str, int]:
     return counts
 
 
-def _count_check(
-    inp: CheckInput,
-    read: Callable[[str], tuple[_Parsed, str]],
-    not_understood: Callable[[str, str], str],
-    what: str,
-    count: Callable[[Chem.Mol, str], int],
-) -> Verdict:
+@dataclass(frozen=True)
+class _CountCheck:
     """The bond and group checks: the first requirement text (parameters, else question)
     that states counts (``read``), then the answer molecule's ``count`` of each key."""
-    found: _Parsed | None = None
-    for text, source in _requirement_texts(inp):
-        parsed, unknown = read(text)
-        if unknown and (parsed.requirements or source == "parameters"):
-            return Verdict.unscored(not_understood(source, unknown))
-        if parsed.requirements:
-            found = parsed
-            break
-    if found is None:
-        return Verdict.unscored(
-            f"no {what} found in parameters "
-            f"{clip(clean_parameters(inp.parameters)) or '(none)'!r} or question"
-        )
-    mol, verdict = _structure(inp)
-    if verdict is not None:
-        return verdict
-    assert mol is not None and mol.mol is not None
-    ok, line = _check_line([(r.key, count(mol.mol, r.key), r) for r in found.requirements])
-    return Verdict.of(ok, f"{_about(mol)}: {line}")
+
+    read: Callable[[str], tuple[_Parsed, str]]
+    not_understood: str  # message template with {source} and {unknown}
+    what: str
+    count: Callable[[Chem.Mol, str], int]
+
+    def __call__(self, inp: CheckInput) -> Verdict:
+        found: _Parsed | None = None
+        for text, source in _requirement_texts(inp):
+            parsed, unknown = self.read(text)
+            if unknown and (parsed.requirements or source == "parameters"):
+                return Verdict.unscored(self.not_understood.format(source=source, unknown=unknown))
+            if parsed.requirements:
+                found = parsed
+                break
+        if found is None:
+            return Verdict.unscored(
+                f"no {self.what} found in parameters "
+                f"{clip(clean_parameters(inp.parameters)) or '(none)'!r} or question"
+            )
+        mol, verdict = _structure(inp)
+        if verdict is not None:
+            return verdict
+        assert mol is not None and mol.mol is not None
+        counts = [(r.key, self.count(mol.mol, r.key), r) for r in found.requirements]
+        ok, line = _check_line(counts)
+        return Verdict.of(ok, f"{_about(mol)}: {line}")
 
 
-@register("chemistry_atom_bond_constraint")
-def atom_bond_constraint(inp: CheckInput) -> Verdict:
-    return _count_check(
-        inp,
+register("chemistry_atom_bond_constraint")(
+    _CountCheck(
         _bond_requirements,
-        lambda source, unknown: f"bond requirement not understood in the {source}: {unknown!r}",
+        "bond requirement not understood in the {source}: {unknown!r}",
         "bond-count requirement",
         lambda mol, key: bond_counts(mol)[key],
     )
+)
 
 
 # --------------------------------------------------------------------------- groups
@@ -680,16 +682,14 @@ def _group_requirements(text: str) -> tuple[_Parsed, str]:
     return parsed, ""
 
 
-@register("chemistry_atom_group_constraint")
-def atom_group_constraint(inp: CheckInput) -> Verdict:
-    return _count_check(
-        inp,
+register("chemistry_atom_group_constraint")(
+    _CountCheck(
         _group_requirements,
-        lambda source, unknown: f"functional group not in the SMARTS table ({source}): {unknown!r}",
+        "functional group not in the SMARTS table ({source}): {unknown!r}",
         "functional-group count",
         smarts.count,
     )
-
+)
 
 register("chemistry_unit_consistency")(check_units)
 register("chemistry_method_constraint")(check_method)
