@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -157,3 +158,15 @@ def bundled_lines(benchmark: str) -> list[str]:
         for line in path.read_text(encoding="utf-8").splitlines()
         if line.strip()
     ]
+
+
+def split_doc_ids(tasks: Any, splits: dict[str, str], key: str) -> Counter[str]:
+    """How often each document id occurs across the split tasks ``splits`` (task name ->
+    the value of ``key`` its documents must all have), asserting that each split task holds
+    documents and only its own."""
+    seen: Counter[str] = Counter()
+    for name, value in splits.items():
+        docs = list(tasks[name].test_docs())
+        assert docs and {d[key] for d in docs} == {value}, name
+        seen.update(d["id"] for d in docs)
+    return seen

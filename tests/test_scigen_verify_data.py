@@ -17,7 +17,7 @@ from sci_tasks.data import scigen_verify as data
 from sci_tasks.data.locate import DataError, DataLocation, locate
 from sci_tasks.hooks import scigen_verify as hooks
 
-from .helpers import bundled_lines, offline_hub_snapshot, redrawn_sample_images
+from .helpers import bundled_lines, offline_hub_snapshot, redrawn_sample_images, split_doc_ids
 
 if TYPE_CHECKING:
     from lm_eval.tasks import TaskManager
@@ -253,12 +253,7 @@ def test_bundled_sample_images_are_those_the_script_draws(tmp_path: Path) -> Non
 
 
 def test_every_category_is_a_task_and_the_group_spans_them() -> None:
-    tasks = our_tasks().load(list(TASKS))["tasks"]
-    seen: Counter[str] = Counter()
-    for name, category in TASKS.items():
-        docs = list(tasks[name].test_docs())
-        assert docs and {d["category"] for d in docs} == {category}
-        seen.update(d["id"] for d in docs)
+    seen = split_doc_ids(our_tasks().load(list(TASKS))["tasks"], TASKS, "category")
     assert len(seen) == len(data.load()) and set(seen.values()) == {1}  # a partition
     loaded = our_tasks().load(["scigen_verify"])
     group = next(g for g in loaded["groups"].values() if g.name == "scigen_verify")

@@ -30,21 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sci_tasks import stats
+from sci_tasks import report, stats
 from sci_tasks.data.jsonl import sample_detail
 from sci_tasks.data.scimif import SHORT
 from sci_tasks.metrics import scimif
 from sci_tasks.metrics.constraints.registry import Group
-from sci_tasks.report import (
-    bundled_sources,
-    bundled_suffix,
-    heading,
-    logged_samples,
-    mark_bundled,
-    markdown_table,
-    newest_samples,
-    save_figure,
-)
 
 DISCIPLINES = tuple(SHORT)
 _PRIORITY = {f"scimif_{s}": 0 for s in SHORT.values()} | {"scimif_all": 1}
@@ -65,9 +55,9 @@ class Sample:
 def read_samples(run_dir: Path) -> list[Sample]:
     """Every SciMIF sample under ``run_dir`` once (see module docstring for the choice)."""
     chosen: dict[tuple[str, int], tuple[int, Sample]] = {}
-    for task, path in newest_samples(run_dir, "scimif").items():
+    for task, path in report.newest_samples(run_dir, "scimif").items():
         priority = _PRIORITY.get(task, 2)
-        for where, logged in logged_samples(path):
+        for where, logged in report.logged_samples(path):
             detail = sample_detail(logged, where, ("constraints", "correctness"))
             doc = logged["doc"]
             correctness = detail["correctness"]
@@ -275,19 +265,19 @@ def write_report(run_dir: Path, out_dir: Path) -> list[Path]:
     samples = read_samples(run_dir)
     if not samples:
         return []
-    bundled = bundled_sources(newest_samples(run_dir, "scimif").values(), "scimif")
-    suffix = bundled_suffix(bundled)
+    bundled = report.bundled_sources(report.newest_samples(run_dir, "scimif").values(), "scimif")
+    suffix = report.bundled_suffix(bundled)
     out_dir.mkdir(parents=True, exist_ok=True)
     tables = {name: fn(samples) for name, fn in TABLES.items()}
     tables["correctness"] = correctness_table(samples, run_dir.name)
     written = []
-    markdown = heading("SciMIF", f"{len(samples)} samples from {run_dir}", bundled)
+    markdown = report.heading("SciMIF", f"{len(samples)} samples from {run_dir}", bundled)
     for name, rows in tables.items():
         csv_path = out_dir / f"scimif_{name}.csv"
         with csv_path.open("w", newline="", encoding="utf-8") as fh:
             csv.writer(fh).writerows(rows)
         written.append(csv_path)
-        markdown += [f"## {name}{suffix}", "", markdown_table(rows[0], rows[1:]), ""]
+        markdown += [f"## {name}{suffix}", "", report.markdown_table(rows[0], rows[1:]), ""]
     plots = {key: out_dir / name for key, name in PLOTS.items()}
     plot_disciplines(plots["disciplines"], tables["disciplines"], bundled)
     plot_groups(plots["groups"], tables["groups"], tables["groups_unscored_as_fail"], bundled)
@@ -379,5 +369,5 @@ def _finish(fig: Any, ax: Any, title: str, grid: str, bundled: Sequence[str], pa
     ax.set_axisbelow(True)
     ncol = len(ax.get_legend_handles_labels()[1])
     fig.legend(loc="outside lower center", ncol=ncol, frameon=False)
-    mark_bundled(fig, bundled)
-    save_figure(fig, path)
+    report.mark_bundled(fig, bundled)
+    report.save_figure(fig, path)
