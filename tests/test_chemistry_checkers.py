@@ -24,13 +24,14 @@ from sci_tasks.metrics.constraints.molecules import (
 )
 from sci_tasks.metrics.constraints.registry import CheckInput
 
+# The four chemistry checkers, each with a requirement it can check.
+CHEMISTRY = {
+    "chemistry_molecular_format_validity": "SMILES",
+    "chemistry_atom_count_constraint": "2 carbon atoms",
+    "chemistry_atom_bond_constraint": "1 double bond",
+    "chemistry_atom_group_constraint": "1 hydroxyl group",
+}
 CASES = Path(__file__).parent / "cases"
-CHEMISTRY = (
-    "chemistry_molecular_format_validity",
-    "chemistry_atom_count_constraint",
-    "chemistry_atom_bond_constraint",
-    "chemistry_atom_group_constraint",
-)
 
 # --------------------------------------------------------------------------- the table
 #
@@ -738,17 +739,11 @@ def test_the_four_checkers_are_registered() -> None:
     ],
     ids=["garbage", "carbon", "selfies", "tokens"],
 )
-def test_a_megabyte_response_gets_a_verdict(response: str) -> None:
+@pytest.mark.parametrize(("name", "parameters"), CHEMISTRY.items())
+def test_a_megabyte_response_gets_a_verdict(response: str, name: str, parameters: str) -> None:
     """Not timed (benchmarks/checker_scaling.py measures the time)."""
-    params = {
-        "chemistry_molecular_format_validity": "SMILES",
-        "chemistry_atom_count_constraint": "2 carbon atoms",
-        "chemistry_atom_bond_constraint": "1 double bond",
-        "chemistry_atom_group_constraint": "1 hydroxyl group",
-    }
-    for name in CHEMISTRY:
-        result = run(name, response, params[name], "Give a SMILES string.")
-        assert result.score in (0.0, 1.0), result.reason
+    result = run(name, response, parameters, "Give a SMILES string.")
+    assert result.score in (0.0, 1.0), result.reason
 
 
 def test_every_candidate_found_in_a_megabyte_is_bounded() -> None:

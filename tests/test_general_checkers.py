@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from sci_tasks.metrics.constraints import general, registry
 from sci_tasks.metrics.constraints.registry import CheckInput
 from sci_tasks.metrics.constraints.text import (
@@ -74,16 +76,19 @@ def test_number_response_is_judge_scored_and_unscored_without_a_judge() -> None:
     assert "general_number_response" not in {f"general_{c[0]}" for c in CASES}
 
 
-def test_empty_response_fails_every_rule_checker_that_can_be_decided() -> None:
-    params = {
-        "general_decimal_annotation": "2 decimal places",
-        "general_wrap_up": "\\boxed{}",
-        "general_choose_from": "options: A, B",
-        "general_response_structure": "end",
-    }
-    for name in RULE_GENERAL:
-        result = registry.evaluate(name, CheckInput("", params.get(name), "Answer."))
-        assert result.score == 0.0, (name, result.reason)
+# The rule checkers that cannot decide without a stated requirement, with one.
+_REQUIREMENTS = {
+    "general_decimal_annotation": "2 decimal places",
+    "general_wrap_up": "\\boxed{}",
+    "general_choose_from": "options: A, B",
+    "general_response_structure": "end",
+}
+
+
+@pytest.mark.parametrize("name", RULE_GENERAL)
+def test_empty_response_fails_every_rule_checker_that_can_be_decided(name: str) -> None:
+    result = registry.evaluate(name, CheckInput("", _REQUIREMENTS.get(name), "Answer."))
+    assert result.score == 0.0, result.reason
 
 
 # ------------------------------------------------------------------- shared helpers
