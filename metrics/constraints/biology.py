@@ -67,6 +67,7 @@ from sci_tasks.metrics.constraints.text import (
     final_answer,
     non_empty_lines,
     parse_int,
+    phrases,
     plural,
     sentences,
 )
@@ -110,16 +111,22 @@ _DEFAULT_TEMPLATES = (
     _Template("", " | ", " | ", ""),
 )
 _TRIPLE_WORD_RE = re.compile(r"\btriples?\b|\btriplets?\b", re.I)
+_TRIPLE_COMPARATORS = phrases(
+    "exactly", "at least", "at most", "no more than", "no fewer than", "minimum of", "maximum of"
+)
 _TRIPLE_COUNT_RE = re.compile(
-    r"\b(exactly|at[ \t]+least|at[ \t]+most|no[ \t]+more[ \t]+than|no[ \t]+fewer[ \t]+than|"
-    r"minimum[ \t]+of|maximum[ \t]+of)?[ \t]*([0-9]+|one|two|three|four|five|six|seven|eight|"
+    rf"\b({_TRIPLE_COMPARATORS})?[ \t]*([0-9]+|one|two|three|four|five|six|seven|eight|"
     r"nine|ten|eleven|twelve)[ \t]+(?:[\w-]+[ \t]+)?"
     r"(?:triples?|triplets?|relationships?|relations?|tuples?|pairs?)\b",
     re.I,
 )
 _ONE_PER_LINE_RE = re.compile(
-    r"one[ \t]+(?:triple[ \t]+|relationship[ \t]+)?per[ \t]+line|no[ \t]+other[ \t]+text|"
-    r"nothing[ \t]+else|only[ \t]+the[ \t]+triples",
+    phrases(
+        "one (?:triple |relationship )?per line",
+        "no other text",
+        "nothing else",
+        "only the triples",
+    ),
     re.I,
 )
 

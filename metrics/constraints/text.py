@@ -53,6 +53,12 @@ NUMBER_WORD = (
 )
 
 
+def phrases(*alternatives: str) -> str:
+    """Regex alternatives written as words: ``phrases("at least", "at most")`` ->
+    ``at[ \\t]+least|at[ \\t]+most`` (each space matches a run of spaces or tabs)."""
+    return "|".join(a.replace(" ", r"[ \t]+") for a in alternatives)
+
+
 def parse_int(token: str) -> int | None:
     """``"3"`` -> 3, ``"three"`` -> 3, ``"single"`` -> 1; anything else -> None."""
     t = token.strip().lower()
