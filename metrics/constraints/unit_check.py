@@ -17,6 +17,7 @@ from sci_tasks.metrics.constraints.text import (
     clip,
     final_answer,
     non_empty_lines,
+    phrases,
     sentences,
 )
 from sci_tasks.metrics.constraints.units import (
@@ -64,11 +65,16 @@ _WHOLE_RE = re.compile(
 
 
 # "a dimensionless ratio", "unitless", "no units": the answer is a pure number.
-_DIMENSIONLESS_RE = re.compile(
-    r"\b(?:dimensionless|unitless|unit-less|non-dimensional|pure[ \t]+number|"
-    r"(?:has|have|with|carr(?:y|ies))[ \t]+no[ \t]+units?|without[ \t]+(?:any[ \t]+)?units?)\b",
-    re.I,
+_DIMENSIONLESS_WORDS = phrases(
+    "dimensionless",
+    "unitless",
+    "unit-less",
+    "non-dimensional",
+    "pure number",
+    "(?:has|have|with|carr(?:y|ies)) no units?",
+    "without (?:any )?units?",
 )
+_DIMENSIONLESS_RE = re.compile(rf"\b(?:{_DIMENSIONLESS_WORDS})\b", re.I)
 
 
 @dataclass(frozen=True)
