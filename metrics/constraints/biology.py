@@ -432,15 +432,15 @@ _EXTREME_ORF_RE = re.compile(
     r"\b(longest|shortest)\b[^.?!\n]{0,60}?(?:\bORFs?\b|open[ \t-]+reading[ \t-]+frame)", re.I
 )
 _ONE_STRAND_RE = re.compile(
-    r"\b(?:forward|given|sense|top|plus|coding|this|same)[ \t]+strand\b"
-    r"|\b(?:only|just)[ \t]+(?:the[ \t]+)?(?:three[ \t]+)?(?:forward|given)[ \t]+"
-    r"(?:reading[ \t]+)?frames\b"
-    r"|\bwithout[ \t]+(?:the[ \t]+)?reverse[ \t]+complement",
+    phrases(
+        r"\b(?:forward|given|sense|top|plus|coding|this|same) strand\b",
+        r"\b(?:only|just) (?:the )?(?:three )?(?:forward|given) (?:reading )?frames\b",
+        r"\bwithout (?:the )?reverse complement",
+    ),
     re.I,
 )
 _BOTH_STRANDS_RE = re.compile(
-    r"\bboth[ \t]+strands\b|\breverse[ \t]+complement\b|\bsix[ \t]+(?:reading[ \t]+)?frames\b",
-    re.I,
+    phrases(r"\bboth strands\b", r"\breverse complement\b", r"\bsix (?:reading )?frames\b"), re.I
 )
 # The ORF lies in a primer the RESPONSE designs: a sentence about the ORF that names the
 # forward / reverse primer ("the longest ORF in the forward primer", "for the forward
