@@ -83,7 +83,13 @@ from sci_tasks.metrics.constraints.molecules import (
     Candidate,
     find_molecule,
 )
-from sci_tasks.metrics.constraints.text import NUMBER_WORD, clean_parameters, clip, parse_int
+from sci_tasks.metrics.constraints.text import (
+    NUMBER_WORD,
+    clean_parameters,
+    clip,
+    parse_int,
+    phrases,
+)
 from sci_tasks.metrics.constraints.unit_check import check_units
 from sci_tasks.metrics.verdict import Verdict
 
@@ -390,10 +396,12 @@ _FORMULA_RE = re.compile(
 )
 _FORMULA_PART_RE = re.compile(r"([A-Z][a-z]?)([0-9]*)")
 _CLOSED_RE = re.compile(
-    r"\bno[ \t]+(?:other|additional|further)[ \t]+(?:heavy[ \t]+|non-?hydrogen[ \t]+)?"
-    r"(?:atoms?|elements?)\b"
-    r"|\b(?:composed|consist(?:s|ing)?|made[ \t]+up)[ \t]+(?:only|solely|entirely|"
-    r"exclusively)[ \t]+of\b|\bonly[ \t]+these[ \t]+(?:atoms|elements)\b|\bnothing[ \t]+else\b",
+    phrases(
+        r"\bno (?:other|additional|further) (?:heavy |non-?hydrogen )?(?:atoms?|elements?)\b",
+        r"\b(?:composed|consist(?:s|ing)?|made up) (?:only|solely|entirely|exclusively) of\b",
+        r"\bonly these (?:atoms|elements)\b",
+        r"\bnothing else\b",
+    ),
     re.I,
 )
 _OPEN_RE = re.compile(
