@@ -49,6 +49,7 @@ from sci_tasks.metrics.constraints.extraction import extract_span
 from sci_tasks.metrics.constraints.text import (
     clean_parameters,
     clip,
+    phrases,
     plural,
 )
 from sci_tasks.metrics.verdict import Verdict
@@ -102,11 +103,21 @@ _STOP_WORDS = frozenset(
 _METHOD_WORD_RE = re.compile(r"\b(?:" + "|".join(_METHOD_WORDS) + r")\b|=", re.I)
 _FORMULA_CHARS_RE = re.compile(r"[=×·*/^√∝+]|\\(?:frac|times|cdot|sqrt)")
 _SETTING_RE = re.compile(r"[A-Za-zα-ωΑ-Ω][\w′']{0,3}[ \t]*=[ \t]*[-+−]?[0-9.]+[^=]*")
-_CUE_RE = re.compile(
-    r"\b(?:use|using|apply|applying|employ|employing|according[ \t]+to|based[ \t]+on|"
-    r"by[ \t]+means[ \t]+of|via|with[ \t]+the[ \t]+help[ \t]+of|by)[ \t]+(?:the[ \t]+|an?[ \t]+)?",
-    re.I,
+_CUES = phrases(
+    "use",
+    "using",
+    "apply",
+    "applying",
+    "employ",
+    "employing",
+    "according to",
+    "based on",
+    "by means of",
+    "via",
+    "with the help of",
+    "by",
 )
+_CUE_RE = re.compile(rf"\b(?:{_CUES})[ \t]+(?:the[ \t]+|an?[ \t]+)?", re.I)
 _PHRASE_END_RE = re.compile(r"[.;:!?\n]|,[ \t]|[ \t]to[ \t]|[ \t]in[ \t]+order[ \t]+to\b")
 
 

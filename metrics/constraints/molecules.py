@@ -103,6 +103,7 @@ from sci_tasks.metrics.constraints.text import (
     enclosed,
     final_answer,
     last_boxed,
+    phrases,
 )
 
 MIN_BARE_ATOMS = 3
@@ -174,11 +175,21 @@ _GENERIC_KEYS = {
     "generated_molecule",
     "molecule_smiles",
 }
+_LABELS = phrases(
+    "SMILES",
+    "SELFIES",
+    "IUPAC(?: name)?",
+    "systematic name",
+    "chemical name",
+    "molecule",
+    "compound",
+    "structure",
+    "product",
+)
 _LABEL_RE = re.compile(
-    r"(?=[SsIiCcMmPp])(?<![\w-])(?P<label>SMILES|SELFIES|IUPAC(?:[ \t]+name)?|systematic[ \t]+name|"
-    r"chemical[ \t]+name|molecule|compound|structure|product)(?![\w-])"
+    rf"(?=[SsIiCcMmPp])(?<![\w-])(?P<label>{_LABELS})(?![\w-])"  # lookahead: the first letters
     r"(?P<filler>[^\n:：=#]{0,40}?)"
-    r"(?:[:：]|=(?=[ \t\"'`])|(?<!\w)(?:is|would[ \t]+be|reads)(?!\w))"
+    rf"(?:[:：]|=(?=[ \t\"'`])|(?<!\w)(?:{phrases('is', 'would be', 'reads')})(?!\w))"
     r"(?P<value>[^\n]*)",
     re.I,
 )
