@@ -186,8 +186,8 @@ _LABELS = phrases(
     "structure",
     "product",
 )
-_LABEL_RE = re.compile(
-    rf"(?=[SsIiCcMmPp])(?<![\w-])(?P<label>{_LABELS})(?![\w-])"  # lookahead: the first letters
+_LABEL_RE = re.compile(  # (?=[SsIiCcMmPp]): the labels' first letters, a cheap pre-filter
+    rf"(?=[SsIiCcMmPp])(?<![\w-])(?P<label>{_LABELS})(?![\w-])"
     r"(?P<filler>[^\n:：=#]{0,40}?)"
     rf"(?:[:：]|=(?=[ \t\"'`])|(?<!\w)(?:{phrases('is', 'would be', 'reads')})(?!\w))"
     r"(?P<value>[^\n]*)",
