@@ -30,7 +30,9 @@ from omegaconf import DictConfig, OmegaConf
 
 import sci_tasks
 import sci_tasks.resolvers
+from sci_tasks import benchmarks
 from sci_tasks.data.jsonl import read_logged
+from sci_tasks.data.locate import samples_dir
 from sci_tasks.metrics import judge as judges
 from sci_tasks.metrics.judge import JudgeConfig
 
@@ -59,9 +61,15 @@ def our_names() -> frozenset[str]:
 
 def load_ours(names: list[str], judge: JudgeConfig | None = None) -> dict[str, Any]:
     """lm-eval's task and group objects for ``names`` (``TaskManager.load``: ``tasks``,
-    ``groups``), built with ``judge`` in their metadata."""
+    ``groups``), built with ``judge`` in their metadata.
+
+    Scoring reads the logged documents (which carry every per-run parameter), so the task
+    objects are built over the bundled samples: re-scoring never needs the run's data
+    location (a hub id offline, a folder on another machine) to be reachable."""
+    bundled = {b.data_key: str(samples_dir(b.name)) for b in benchmarks.all_benchmarks()}
     manager = sci_tasks.task_manager(
-        metadata={"judge": judge.public() if judge else None}, include_defaults=False
+        metadata={**bundled, "judge": judge.public() if judge else None},
+        include_defaults=False,
     )
     return manager.load(names)
 

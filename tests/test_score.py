@@ -223,3 +223,28 @@ def test_stock_lm_eval_takes_the_judge_from_metadata(tmp_path: Path, env: dict[s
     assert recorded["api_key_env"] == "SCI_TASKS_JUDGE_API_KEY" and JUDGE_KEY not in json.dumps(
         results
     )
+
+
+def test_rescoring_needs_no_data_location_and_gives_the_run_s_numbers(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Scoring reads the logged documents: the run's data folder may be gone (or a hub id
+    unreachable offline) when sci-score runs, and without a judge it scores as the run did."""
+    import shutil
+
+    from sci_tasks.data.locate import samples_dir
+
+    data = tmp_path / "data"
+    shutil.copytree(samples_dir("scimif"), data)
+    env = {**env, "SCIMIF_DATA_DIR": str(data)}
+    with katan(tmp_path, model="model-under-test") as model:
+        run_dir = tmp_path / "run"
+        lm_eval_run(model, run_dir, env)
+    shutil.rmtree(data)
+    run("sci-score", f"run_dir={run_dir}", cwd=tmp_path, env=env)  # judge=none
+    (original,) = [p for p in run_dir.rglob("results_*.json") if "scores" not in p.parts]
+    before = json.loads(original.read_text())["results"]
+    after = rescored(run_dir / "scores" / "none")["results"]
+    for task in ("scimif_chem", "scimif_bio"):
+        for metric in ("csr,none", "isr,none", "drfr,none", "unscored,none"):
+            assert after[task][metric] == before[task][metric], (task, metric)
