@@ -88,14 +88,16 @@ def main() -> None:
     sci_eval = str(Path(sys.executable).parent / "sci-eval")
     direct_cmd = [sys.executable, "-c", DIRECT, task, str(args.max_new_tokens), batch, folder]
     tokens = f"model.gen_kwargs.max_gen_toks={args.max_new_tokens}"
-    ours_cmd = [sci_eval, "use_cache=false", tokens, "hydra.run.dir=run"]
+    ours_cmd = [sci_eval, "use_cache=false", tokens]
     if args.task:  # else the main job as the README runs it
         ours_cmd.append(f"tasks.names=[{args.task}]")
     runs: dict[str, list[tuple[float, float, float]]] = {"direct": [], "sci-eval": []}
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(args.repeats):
+        for repeat in range(args.repeats):
             runs["direct"].append(timed_run(direct_cmd, Path(tmp), env))
-            runs["sci-eval"].append(timed_run(ours_cmd, Path(tmp), env))
+            # a fresh run folder each time: sci-eval skips a job it finds done already
+            run_dir = f"hydra.run.dir=run{repeat}"
+            runs["sci-eval"].append(timed_run([*ours_cmd, run_dir], Path(tmp), env))
     for name, figures in runs.items():
         for wall, cpu, load in figures:
             print(f"{name:<10} wall {wall:6.1f} s   CPU {cpu:6.1f} s   load before {load:4.2f}")
