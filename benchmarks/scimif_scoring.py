@@ -5,7 +5,7 @@ Samples reuse the records of the bundled sample set (which include a record in e
 released parameter / question form); responses are synthetic, 300-2,000 characters (one in
 twenty 5-10 KB), mixing prose, numbers with units, JSON / lists / Markdown, SMILES and
 final-answer markers, so every checker meets realistic text. Prints samples per second.
-Target: at least 1,000 samples/s on one core.
+Target: at least 4,000 samples/s of CPU time on one core.
 
     python benchmarks/scimif_scoring.py [--repeat 3]
 """
@@ -78,8 +78,8 @@ def main() -> None:
     print(f"checker kinds           {', '.join(kinds)}")
     print(f"load average            {os.getloadavg()[0]:.2f} (other work on the machine)")
     print(f"best of {args.repeat} runs          {best:.3f} s wall, {best_cpu:.3f} s CPU, one core")
-    print(f"throughput (wall)       {len(samples) / best:,.0f} samples/s (target >= 1,000)")
-    print(f"throughput (CPU time)   {len(samples) / best_cpu:,.0f} samples/s")
+    print(f"throughput (wall)       {len(samples) / best:,.0f} samples/s")
+    print(f"throughput (CPU time)   {len(samples) / best_cpu:,.0f} samples/s (target >= 4,000)")
 
 
 if __name__ == "__main__":
