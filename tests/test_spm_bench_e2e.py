@@ -16,12 +16,16 @@ from sci_tasks.metrics.spm import count_tokens
 from sci_tasks.report.spm_bench import load_records, write_report
 
 from .commands import run_ok
+from .helpers import bundled_lines
 from .servers import KATAN_KEY, katan
 
 METRICS = ("em", "spc", "sip_f1", "f1", "delta", "ece", "output_tokens", "unparsed_rate",
            "no_confidence_rate", "bundled_samples")  # fmt: skip
 TECHNIQUE_TASKS = ("spm_bench_stm", "spm_bench_afm", "spm_bench_sem", "spm_bench_tem")
 MARKER = "[image:image/png]"
+# the bundled questions, counted from the sample files
+QUESTIONS = [json.loads(line) for line in bundled_lines("spm_bench")]
+TOPOLOGY = [q for q in QUESTIONS if q["field"] == "Topology"]
 
 
 def samples(out: Path, task: str) -> list[dict[str, Any]]:
@@ -50,7 +54,8 @@ def test_lm_eval_sends_every_image_and_reports_every_metric(tmp_path: Path) -> N
             "--log_samples", "--output_path", str(out),
             cwd=tmp_path, env=env,
         )  # fmt: skip
-        assert server.requests_received() == 16 + 2  # the group's 16 questions, topology's 2
+        # the group's questions, then the topology task's again
+        assert server.requests_received() == len(QUESTIONS) + len(TOPOLOGY)
 
     (results_file,) = out.rglob("results_*.json")
     results = json.loads(results_file.read_text())["results"]
@@ -62,7 +67,13 @@ def test_lm_eval_sends_every_image_and_reports_every_metric(tmp_path: Path) -> N
     multi_image = 0
     for task in (*TECHNIQUE_TASKS, "spm_bench_topology"):
         rows = samples(out, task)
-        assert len(rows) == (2 if task == "spm_bench_topology" else 4)
+        technique = task.removeprefix("spm_bench_").upper()
+        wanted = (
+            TOPOLOGY
+            if task == "spm_bench_topology"
+            else [q for q in QUESTIONS if q["technique"] == technique]
+        )
+        assert len(rows) == len(wanted)
         for row in rows:
             doc, reply = row["doc"], row["resps"][0][0]
             # one marker per image of the question: the images arrived in the request
@@ -76,9 +87,8 @@ def test_lm_eval_sends_every_image_and_reports_every_metric(tmp_path: Path) -> N
             assert record["parse_note"].startswith("last answer line unreadable: '<the labels")
             assert (record["sip_lambda"], record["sip_gamma"]) == (0.5, 6.0)  # from --metadata
             assert row["output_tokens"] == count_tokens(row["filtered_resps"][0])
-    assert (
-        multi_image == 7 + 1
-    )  # the group's seven two-image questions; spm-stm-003 again in topology
+    # every multi-image question once in its technique task, and again if it is a topology one
+    assert multi_image == sum(len(q["images"]) > 1 for q in QUESTIONS + TOPOLOGY)
 
     stm = results["spm_bench_stm"]
     assert stm["unparsed_rate,none"] == 1.0 and stm["em,none"] == 0.0 and stm["sip_f1,none"] == 0.0
@@ -87,9 +97,9 @@ def test_lm_eval_sends_every_image_and_reports_every_metric(tmp_path: Path) -> N
     tokens = [r["output_tokens"] for r in samples(out, "spm_bench_stm")]
     assert stm["output_tokens,none"] == sum(tokens) / len(tokens)
 
-    # the report reads the same run: 16 distinct questions although topology ran twice
+    # the report reads the same run: each question once although topology ran twice
     records, files = load_records(out)
-    assert len(records) == 16 and len(files) == 5
+    assert len(records) == len(QUESTIONS) and len(files) == 5
     paths = write_report(out, tmp_path / "report")
     assert all(p.is_file() and p.stat().st_size > 0 for p in paths)
     md = paths[0].read_text()
