@@ -13,7 +13,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-_THINK_BLOCK = re.compile(r"<\s*think\s*>.*?<\s*/\s*think\s*>", re.IGNORECASE | re.DOTALL)
+# an opening or closing think tag (group 1 set for a closing one); the "/" is a literal
+# between two \s*, so no run of spaces can be split two ways
+_THINK_TAG = re.compile(r"<\s*(?:(/)\s*)?think\s*>", re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<\s*think\s*>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"<\s*/\s*think\s*>", re.IGNORECASE)
 
@@ -25,7 +27,7 @@ def normalise_reply(text: str) -> str:
     opening tag is reasoning too; an unclosed ``<think>`` (a reply cut off while thinking)
     removes everything after it: an answer written only inside reasoning is no answer.
     """
-    text = _THINK_BLOCK.sub(" ", text)
+    text = _without_think_blocks(text)
     close = list(_THINK_CLOSE.finditer(text))
     if close:  # an unopened </think>: what precedes it is reasoning
         text = text[close[-1].end() :]
@@ -33,6 +35,20 @@ def normalise_reply(text: str) -> str:
     if opened:  # cut off while thinking
         text = text[: opened.start()]
     return text.strip()
+
+
+def _without_think_blocks(text: str) -> str:
+    """``text`` with each complete block (an opening tag to the first closing tag after it)
+    replaced by one space, in one pass over the tags: a regex with a lazy ``.*?`` between the
+    tags would rescan to the end from every unclosed opening tag (quadratic)."""
+    pieces, kept_from, opened = [], 0, -1
+    for tag in _THINK_TAG.finditer(text):
+        if tag.group(1) is None:  # opening: starts a block unless one is open already
+            opened = tag.start() if opened < 0 else opened
+        elif opened >= 0:  # closing an open block
+            pieces += [text[kept_from:opened], " "]
+            kept_from, opened = tag.end(), -1
+    return "".join(pieces) + text[kept_from:] if pieces else text
 
 
 class NormaliseReply:
@@ -51,20 +67,46 @@ def _normalised(response: Any) -> Any:
     return response
 
 
+# where a JSON object can start: "{" then a key or "}" (a failed decode builds an error that
+# counts lines up to its position, so trying every "{" of a long reply was quadratic)
+OBJECT_START = re.compile(r'\{\s*["}]')
+
+
+def decode_at(
+    decoder: json.JSONDecoder, text: str, pos: int, window: int = 1024
+) -> tuple[Any, int]:
+    """``decoder.raw_decode(text, pos)``, tried first on the next ``window`` characters: a
+    failed decode's error counts the lines before its position, which over a long reply of
+    failed attempts is quadratic. A failure the window's cut may have caused (at its end, or
+    an unterminated string) is decided on the whole text."""
+    piece = text[pos : pos + window]
+    try:
+        obj, end = decoder.raw_decode(piece)
+    except json.JSONDecodeError as err:
+        cut = len(piece) == window and (
+            err.pos >= window - 8 or err.msg.startswith("Unterminated string")
+        )
+        if not cut:
+            raise
+        return decoder.raw_decode(text, pos)
+    return obj, pos + end
+
+
 def json_objects(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(position, object) for every top-level JSON object in ``text`` (bare, or inside a
     Markdown code fence); text that is not JSON is skipped."""
     decoder = json.JSONDecoder()
-    pos = text.find("{")
-    while pos >= 0:
+    start = OBJECT_START.search(text)
+    while start is not None:
+        pos = start.start()
         try:
-            obj, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError:
-            pos = text.find("{", pos + 1)
+            obj, end = decode_at(decoder, text, pos)
+        except (json.JSONDecodeError, RecursionError):  # not JSON; or nested past Python's limit
+            start = OBJECT_START.search(text, pos + 1)
             continue
         if isinstance(obj, dict):
             yield pos, obj
-        pos = text.find("{", end)
+        start = OBJECT_START.search(text, end)
 
 
 def key_of(obj: dict[str, Any], names: tuple[str, ...]) -> str | None:

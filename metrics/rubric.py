@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sci_tasks.metrics.judge import JudgeClient, JudgeRequest, prefetch
+from sci_tasks.metrics.reply import OBJECT_START, decode_at
 from sci_tasks.prompts import render, version
 
 MATCH_TEMPLATE = "judge/rubric_match.jinja"
@@ -80,10 +80,10 @@ def _objects(text: str) -> list[Any]:
     around it does not matter; nested objects are found too)."""
     found: list[Any] = []
     decoder = json.JSONDecoder()
-    for m in re.finditer(r"\{", text):
+    for m in OBJECT_START.finditer(text):  # only a "{" that can open an object
         try:
-            value, _ = decoder.raw_decode(text, m.start())
-        except ValueError:
+            value, _ = decode_at(decoder, text, m.start())
+        except (ValueError, RecursionError):
             continue
         found.append(value)
     return found

@@ -95,7 +95,7 @@ class VerifyParse:
 
 # --- tags --------------------------------------------------------------------------------------
 
-_TAG = re.compile(r"<\s*(/)?\s*(answer|explanation|edit|think|a|ex|ed)\s*>", re.IGNORECASE)
+_TAG = re.compile(r"<\s*(?:(/)\s*)?(answer|explanation|edit|think|a|ex|ed)\s*>", re.IGNORECASE)
 
 
 def blocks(text: str) -> list[Block]:
@@ -202,7 +202,9 @@ _WORD_POLARITY = {
     "wrong": False,
 }  # fmt: skip
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
-_MARKUP = re.compile(r"\*\*|__|`+|^#+\s*|^\s*[-*>]\s+", re.MULTILINE)
+# a bullet's indent is horizontal space only: "^\s*" ran over every following newline from
+# each line start (quadratic on a reply of blank lines)
+_MARKUP = re.compile(r"\*\*|__|`+|^#+\s*|^[^\S\n]*[-*>]\s+", re.MULTILINE)
 
 
 def _sentences(text: str) -> list[str]:
