@@ -8,6 +8,7 @@ A call over 20 s is cut off and printed as such.
 
 from __future__ import annotations
 
+import argparse
 import signal
 import time
 from collections.abc import Callable
@@ -50,6 +51,7 @@ def cpu_seconds(parse: Callable[[str], Any], text: str) -> float:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     signal.signal(signal.SIGALRM, _alarm)
     print(f"{'parser':28s} {'piece':16s} {'10KB':>8s} {'100KB':>8s} {'1MB':>8s} {'growth':>7s}")
     worst = (0.0, "")
