@@ -3,14 +3,17 @@
 Every argument goes to lm-eval unchanged (``run``, ``ls``, ``validate``, the legacy form
 without a subcommand), plus ``--include_path <our task folder>``. lm-eval 0.4's CLI takes
 ONE ``--include_path`` (a single folder: no separator is split), so a command that brings
-its own is refused in one line naming the ways to use both (``include_path_argv``).
+its own is refused in one line naming the ways to use both (``include_path_argv``). After
+the run, the results files it wrote are made strict JSON (NaN as ``null``) by reading them
+back; nothing of lm-eval's is patched.
 """
 
 from __future__ import annotations
 
+import json
 import sys
+import time
 from pathlib import Path
-from typing import Any
 
 from sci_tasks import include_path
 
@@ -45,32 +48,33 @@ def include_path_argv(argv: list[str]) -> list[str]:
     )
 
 
-def install_safe_output() -> None:
-    """What lm-eval writes, made safe at the boundary, once: text that cannot be encoded (a
-    lone surrogate in a model's reply) before a samples file is written (else the write
-    fails part-way and the good samples after it are lost: ``sci_tasks.text``), and NaN as
-    ``null`` in the results file (strict JSON readers reject ``NaN``: ``app.json_safe``)."""
-    from lm_eval.loggers import EvaluationTracker
+def output_folder(argv: list[str]) -> Path | None:
+    """The folder lm-eval writes results to, from ``--output_path`` / ``-o`` (a ``.json``
+    path names a file in it); None without one."""
+    for i, arg in enumerate(argv):
+        for flag in ("--output_path", "-o"):
+            if arg == flag and i + 1 < len(argv):
+                value = argv[i + 1]
+            elif arg.startswith(flag + "="):
+                value = arg.split("=", 1)[1]
+            else:
+                continue
+            path = Path(value).expanduser()
+            return path.parent if path.suffix == ".json" else path
+    return None
 
+
+def make_results_strict_json(folder: Path, since: float) -> None:
+    """Every ``results_*.json`` lm-eval wrote under ``folder`` since ``since`` rewritten with
+    NaN / infinity as ``null``: lm-eval writes Python's ``NaN``, which strict JSON readers
+    reject (``app.json_safe``). The files are read back, so nothing of lm-eval's is patched."""
     from sci_tasks.app import json_safe
-    from sci_tasks.text import make_safe_in_place
 
-    if getattr(EvaluationTracker, "_sci_tasks", False):
-        return
-    save_samples = EvaluationTracker.save_results_samples
-    save_results = EvaluationTracker.save_results_aggregated
-
-    def save_results_samples(self: Any, task_name: str, samples: Any) -> None:
-        if isinstance(samples, list):
-            make_safe_in_place(samples)
-        save_samples(self, task_name, samples)
-
-    def save_results_aggregated(self: Any, results: Any, samples: Any) -> None:
-        save_results(self, results=json_safe(results), samples=samples)
-
-    EvaluationTracker.save_results_samples = save_results_samples
-    EvaluationTracker.save_results_aggregated = save_results_aggregated
-    EvaluationTracker._sci_tasks = True
+    for path in folder.rglob("results_*.json"):
+        if path.stat().st_mtime >= since:
+            results = json.loads(path.read_text(encoding="utf-8"))
+            text = json.dumps(json_safe(results), indent=2, ensure_ascii=False, default=str)
+            path.write_text(text, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -81,8 +85,11 @@ def main(argv: list[str] | None = None) -> None:
     except UsageError as exc:
         raise SystemExit(f"sci-lm-eval: {exc}") from None
     sys.argv = [sys.argv[0], *args]
-    install_safe_output()
+    started = time.time() - 1  # file times may be coarser than the clock
     cli_evaluate()
+    folder = output_folder(args)
+    if folder is not None and folder.is_dir():
+        make_results_strict_json(folder, started)
 
 
 if __name__ == "__main__":
