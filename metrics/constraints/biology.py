@@ -21,19 +21,17 @@ with the other disciplines; analysis steps are judged. Decision rules:
   "exactly four"). At most ``MAX_TRIPLES`` candidates are examined.
 * ``biology_sequence_length_constraint``, longest / shortest ORF: when the parameters say
   "longest" / "shortest" (about an ORF in them or the question), or, without parameters, the
-  question asks for the longest / shortest ORF. ORFs follow ``orf.py`` (ATG to the first
-  in-frame TAA / TAG / TGA, stop included, nested starts not separate; only the given strand
-  when the question names it, both strands when it says so, either reading accepted when it
-  names none; a minimum the question states filters them). The sequence: the longest DNA
-  run (>= 30 nt) in the question, or the response's forward / reverse primer when the
-  question's sentence about the ORF names that primer. The stated lengths: numbers with a
-  unit (nt, bp, codons, aa, residues) in the final answer, else the last sentence about
-  the ORF stating one, else the last line with a number (bare numbers read in the units the
-  question names); an ORF written out (ATG...stop) counts as its length. Pass iff every
-  stated length is one the extreme ORF has in its unit (nt with or without the stop codon,
-  codons with or without it, amino acids without it). Without a sequence to compute, only
-  whether a length is stated (with a unit, or as the final answer) is judged, and the
-  reason says the value is not verified.
+  question asks for the longest / shortest ORF. Value independence (issue 19): the
+  constraint asks that the response STATE the ORF's length in the requested form, not that
+  the length be right (correctness grades that). The stated lengths: numbers with a unit
+  (nt, bp, codons, aa, residues) in the final answer, else the last sentence about the ORF
+  holding a number (a bare number counts there and in the final answer), else the last
+  line with a number and a unit. Pass iff a length is stated in a unit the question asks
+  for (bare numbers are read in it; without a unit named, nt / codons / aa are all fine),
+  or the response says there is no ORF; a written-out ORF (ATG...stop) answers only a
+  question that does not ask for a length. The extreme ORF computed by ``orf.py`` (the
+  question's longest DNA run, or the response's primer) is shown in the reason, for the
+  reader, never scored.
 * ``biology_sequence_length_constraint``, explicit lengths: see ``sequences.py``.
 """
 
@@ -51,7 +49,7 @@ from sci_tasks.metrics.constraints.base import (
 )
 from sci_tasks.metrics.constraints.judged import STEPS
 from sci_tasks.metrics.constraints.methods import check_method
-from sci_tasks.metrics.constraints.orf import STOPS, Orf, dna, extreme, lengths_in, orfs
+from sci_tasks.metrics.constraints.orf import STOPS, Orf, dna, extreme, orfs
 from sci_tasks.metrics.constraints.sequences import (
     LengthRule,
     find_sequence,
@@ -449,7 +447,8 @@ _PRIMER_RE = re.compile(r"\b(forward|reverse)[ \t]+primer", re.I)
 _DNA_RUN_RE = re.compile(r"(?<![A-Za-z])(?:[ACGTU]{15,}|[acgtu]{15,})(?![A-Za-z])")
 MIN_QUESTION_SEQUENCE = 30  # nt; shorter runs of ACGT in a question are words, not templates
 _LENGTH_CLAIM_RE = re.compile(
-    r"(?<![\w.,])([0-9]{1,3}(?:,[0-9]{3})+|[0-9]{1,7})(?![\w.,]?[0-9])"  # 1,234 / 51, not 12.5
+    # 1,234 / 51; not 12.5, nor the 5' / 3' ends of a strand
+    r"(?<![\w.,])([0-9]{1,3}(?:,[0-9]{3})+|[0-9]{1,7})(?![\w.,]?[0-9])(?![ \t]?['′’])"
     r"(?:[ \t]*(?:-[ \t]*)?(nucleotides?|nts?|base[ \t-]?pairs?|bp|bases?|"
     r"codons?|amino[ \t-]acids?|aa|residues?)(?![A-Za-z]))?",
     re.I,
@@ -516,20 +515,24 @@ def _orf_target(question: str, response: str) -> tuple[str, str] | None:
 
 
 def _orf_claims(response: str) -> tuple[list[tuple[int, str]], str]:
-    """The ORF lengths the response states: (number, unit or ""), and where."""
+    """The ORF lengths the response states: (number, unit or ""), and where. A bare number
+    counts in the final answer or in a sentence about the ORF; elsewhere only a number
+    with a length unit does (a line "37 °C" is no ORF length)."""
     span = final_answer(response)
-    regions: list[tuple[str, str]] = []
+    regions: list[tuple[str, str, bool]] = []
     if span is not None and re.search(r"[0-9]", span.text):
-        regions.append((span.text, f"the final answer ({span.source})"))
+        regions.append((span.text, f"the final answer ({span.source})", True))
     said = [s for s in sentences(response) if (_ORF_RE.search(s) or _EXTREME_RE.search(s))]
-    with_unit = [s for s in said if any(u for _, u in _claims_in(s))]
-    if with_unit:
-        regions.append((with_unit[-1], "the last sentence stating an ORF length"))
+    with_number = [s for s in said if _claims_in(s)]
+    if with_number:
+        regions.append((with_number[-1], "the last sentence about the ORF with a number", True))
     lines = [ln for ln in non_empty_lines(response) if re.search(r"[0-9]", ln.text)]
     if lines:
-        regions.append((lines[-1].text, "the last line with a number"))
-    for text, where in regions:
+        regions.append((lines[-1].text, "the last line with a number", False))
+    for text, where, bare_ok in regions:
         claims = _claims_in(text)
+        if not bare_ok:
+            claims = [c for c in claims if c[1]]
         if claims:
             return claims, where
     return [], "the response"
@@ -558,67 +561,69 @@ def _is_orf_text(run: str) -> bool:
     return len(seq) % 3 == 0 and seq.startswith("ATG") and seq[-3:] in STOPS
 
 
+# The question asks for a LENGTH (not for the ORF itself): a written-out ORF is then no answer.
+_LENGTH_ASKED_RE = re.compile(
+    r"\blength|\bhow[ \t]+long\b|\bhow[ \t]+many\b|\bsize\b|\bnumber[ \t]+of[ \t]+"
+    r"(?:nucleotides|bases|base[ \t]+pairs|codons|amino[ \t]+acids|residues)",
+    re.I,
+)
+_UNIT_WORDS = {"nt": "nucleotides", "codon": "codons", "aa": "amino acids"}
+
+
 def _orf_verdict(inp: CheckInput, which: str, params: str) -> Verdict:
+    """Value independence (docs/decisions.md, issue 19): the constraint asks that the
+    response STATE the length of the longest / shortest ORF in the requested form; whether
+    the length is right is the business of answer correctness (``correct``)."""
     question = inp.question or ""
     response = inp.response
     claims, where = _orf_claims(response)
+    reference = _orf_reference(question, response, which)
+    if not claims and _NO_ORF_RE.search(response):
+        return Verdict.passed(f"the response states that there is no {which} ORF{reference}")
+    if not claims:
+        written = [m.group() for m in _DNA_RUN_RE.finditer(response) if _is_orf_text(m.group())]
+        if written and not _LENGTH_ASKED_RE.search(question):
+            return Verdict.passed(
+                f"the {which} ORF is written out ({clip(written[-1], 24)}){reference}"
+            )
+        if written:
+            return Verdict.failed(
+                f"the question asks for the length of the {which} ORF; the response writes an "
+                f"ORF out ({clip(written[-1], 24)}) but states no length{reference}"
+            )
+        return Verdict.failed(f"no length of the {which} ORF stated in the response{reference}")
+    units = _question_units(question)
+    shown = ", ".join(f"{n} {u}".strip() for n, u in claims[:3])
+    if any(not unit or unit in units for _, unit in claims):
+        return Verdict.passed(
+            f"the {which} ORF length is stated in {where} ({shown}); its value is not part of "
+            f"this constraint (correctness grades it){reference}"
+        )
+    asked = " or ".join(_UNIT_WORDS[u] for u in ("nt", "codon", "aa") if u in units)
+    return Verdict.failed(
+        f"{where} states the {which} ORF length as {shown}, not in the requested unit "
+        f"({asked}){reference}"
+    )
+
+
+def _orf_reference(question: str, response: str, which: str) -> str:
+    """For a reader of the reason only: the extreme ORF computed from the sequence (``orf.py``),
+    or "" without one. Never part of the verdict."""
     target = _orf_target(question, response)
     if target is None:
-        # Nothing to compute the ORFs of: only whether a length is reported can be judged;
-        # a bare number counts only as the final answer.
-        if not where.startswith("the final answer"):
-            claims = [c for c in claims if c[1]]
-        if claims or _NO_ORF_RE.search(response):
-            shown = ", ".join(f"{n} {u}".strip() for n, u in claims[:3]) or "no ORF"
-            return Verdict.passed(
-                f"the {which} ORF length is reported in {where} ({shown}); its value is not "
-                f"verified (the sequence is not in the question)"
-            )
-        return Verdict.failed(f"no length of the {which} ORF stated in the response")
+        return ""
     sequence, found_in = target
     minimum = _orf_minimum(question)
-    if _ONE_STRAND_RE.search(question) and not _BOTH_STRANDS_RE.search(question):
-        strand_sets = [("the given strand", False)]
-    elif _BOTH_STRANDS_RE.search(question):
-        strand_sets = [("both strands", True)]
-    else:  # not stated: either reading is accepted
-        strand_sets = [("both strands", True), ("the given strand", False)]
-    picks: list[tuple[str, Orf]] = []
-    for words, both in strand_sets:
-        pick = extreme(orfs(sequence, both), which, lambda o: _passes_minimum(o, minimum))
-        if pick is not None:
-            picks.append((words, pick))
-    unit_name = {"protein": "aa", "codon": "codons"}.get(minimum.kind, "nt") if minimum else ""
-    bound = f" of {minimum.words} {unit_name}" if minimum else ""
+    both = not (_ONE_STRAND_RE.search(question) and not _BOTH_STRANDS_RE.search(question))
+    pick = extreme(orfs(sequence, both), which, lambda o: _passes_minimum(o, minimum))
+    strands = "both strands" if both else "the given strand"
     about = f"{len(dna(sequence))}-nt sequence in {found_in}"
-    if not picks:
-        ok = _NO_ORF_RE.search(response) is not None or any(n == 0 for n, _ in claims)
-        return Verdict.of(
-            ok,
-            f"the {about} has no ORF{bound}; the response "
-            + ("says so" if ok else "does not say so"),
-        )
-    if not claims:  # the ORF written out instead of its length: its length is the claim
-        written = [m.group() for m in _DNA_RUN_RE.finditer(response) if _is_orf_text(m.group())]
-        if written:
-            claims, where = [(len(written[-1]), "nt")], "the ORF sequence in the response"
-    if not claims:
-        return Verdict.failed(f"no ORF length stated in the response ({about})")
-    units = _question_units(question)
-    expected = {
-        unit: set().union(*(lengths_in(orf, unit) for _, orf in picks))
-        for unit in ("nt", "codon", "aa")
-    }
-    ok = all(any(n in expected[u] for u in ([unit] if unit else units)) for n, unit in claims)
-    best = picks[0][1]
-    truth = (
-        f"the {which} ORF{bound} on {picks[0][0]} of the {about} is {best.length} nt "
-        f"({best.amino_acids} aa)"
+    if pick is None:
+        return f" [for reference, not scored: the {about} has no ORF on {strands}]"
+    return (
+        f" [for reference, not scored: the {which} ORF on {strands} of the {about} is "
+        f"{pick.length} nt ({pick.amino_acids} aa)]"
     )
-    if len(picks) > 1 and picks[1][1].length != best.length:
-        truth += f"; on {picks[1][0]} {picks[1][1].length} nt"
-    shown = ", ".join(f"{n} {u}".strip() for n, u in claims[:3])
-    return Verdict.of(ok, f"{where} states {shown}; {truth}")
 
 
 @register("biology_sequence_length_constraint")
