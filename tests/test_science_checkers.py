@@ -383,7 +383,11 @@ def test_technique_table_names_and_abbreviations() -> None:
         "Fourier-transform infrared spectroscopy"
     ]
     assert names("UV–Vis and BET") == ["UV-Vis spectroscopy", "BET surface area analysis"]
-    assert names("we bet the sem is right") == []  # English words, lower case
+    assert names("we bet the ms is right") == []  # English words and short ones, lower case
+    # text with no capital (case forced): a 3+ letter non-word abbreviation still names
+    assert names("we bet the sem is right") == ["scanning electron microscopy"]
+    assert names("We bet the sem is right") == []  # case chosen freely: exact case
+    assert names("bet") == ["BET surface area analysis"]  # alone, it is the answer
     assert names("Raman scattering") == ["Raman spectroscopy"]
     owners: dict[str, str] = {}
     for tech in material.TECHNIQUES:  # an abbreviation names one technique only

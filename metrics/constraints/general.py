@@ -10,7 +10,11 @@ terms.
 
 Scope: a requirement applies to the whole response unless the parameters, or the question
 sentences that mention it, restrict it to the final answer (``text.requirement_scope``).
-``general_choose_from`` defaults to the final answer instead (a selection is an answer).
+``general_choose_from`` defaults to the final answer instead (a selection is an answer), and
+so do the precision and notation requirements (decimal places, scientific notation: issue
+19, they concern the quantity asked for, not every number of the working) unless the
+parameters or the question say every / all numbers, values, results, the entire / whole
+response, throughout or intermediate steps.
 
 Decision rules, one per constraint:
 
@@ -21,9 +25,12 @@ Decision rules, one per constraint:
 * scientific_annotation: pass iff every number in scope is written as mantissa times a
   power of ten (``1.23e-4``, ``1.23 × 10^-4``, ``1.23 \\times 10^{-4}``, ``1.23*10^5``,
   ``10^{-4}``) with 1 <= |mantissa| < 10 (or 0); no number -> fail.
-* all_uppercase / all_lowercase: LaTeX command names (``\\times``) are dropped, then every
-  cased letter in scope must have the required case; digits and punctuation are ignored;
-  no cased letter -> fail.
+* all_uppercase / all_lowercase: the text is read through ``text.read_latex`` (LaTeX
+  escaped in JSON strings, ``\\n`` escapes); LaTeX command names (``\\times``,
+  ``\\BOXED``) and environment names (``\\begin{aligned}``) are markup and dropped, the
+  letters of their arguments (``\\text{Speed}``, a variable ``$V$``) count like any other;
+  then every cased letter in scope must have the required case; digits and punctuation are
+  ignored; no cased letter -> fail.
 * wrap_up: the wrapper named by the parameters, else by the question sentences about
   wrapping (``\\boxed{}``, ``[[ ]]``, ``{{ }}``, ``<< >>``, ``【 】``, ``<tag></tag>``, code
   fence, ``** **``, backticks, ``$ $``, quotes, ``[ ]``, ``( )``, ``{ }``, ``< >``, or a
@@ -32,6 +39,10 @@ Decision rules, one per constraint:
   ``{{ }}``, ``<< >>``, ``【 】``, tags, code fences) may appear anywhere. Common ones
   (bold, quotes, brackets, ``$``...) must enclose non-empty text that is not just an
   answer label ("**Final Answer:**") on the final-answer line(s) (``text.answer_region``).
+  "Enclose the entire / whole response in X" (parameters, or the question's sentences about
+  wrapping, with no "final answer" in them): the response stripped (math ``$`` aside) must
+  begin with X's opener and end with its closer (one ``\\boxed{...}``, one fence, a frame
+  from the first line to the last); wrapping the final answer only fails.
 * choose_from: the options come from the parameters, else the question: a labelled run
   "(a) x (b) y" / "A. x" (labels consecutive from a / A / 1), else the items after
   "choose from / one of / options:" split on commas, "or", "/". None -> unscored. Pass
@@ -91,6 +102,7 @@ from sci_tasks.metrics.constraints.text import (
     paragraphs,
     parse_decimal_places,
     plural,
+    read_latex,
     scoped_text,
     sentences_matching,
     show_items,
@@ -120,7 +132,7 @@ def decimal_annotation(inp: CheckInput) -> Verdict:
     if len(places) > 1:
         return Verdict.unscored(f"conflicting decimal places in the {source}: {sorted(places)}")
     n = places.pop()
-    text, where = scoped_text(inp.response, input_scope(inp, _DECIMAL_KEY))
+    text, where = scoped_text(inp.response, input_scope(inp, _DECIMAL_KEY, default="final"))
     numbers = find_numbers(text)
     if not numbers:
         return Verdict.failed(f"no number found in {where} ({n} decimals required)")
@@ -137,7 +149,7 @@ def decimal_annotation(inp: CheckInput) -> Verdict:
 
 @register("general_scientific_annotation")
 def scientific_annotation(inp: CheckInput) -> Verdict:
-    text, where = scoped_text(inp.response, input_scope(inp, _SCIENTIFIC_KEY))
+    text, where = scoped_text(inp.response, input_scope(inp, _SCIENTIFIC_KEY, default="final"))
     numbers = find_numbers(text)
     if not numbers:
         return Verdict.failed(f"no number found in {where}")
@@ -160,6 +172,7 @@ def scientific_annotation(inp: CheckInput) -> Verdict:
 _UPPER_KEY = re.compile(r"upper[ \t-]*case|capital|\bcaps\b|block[ \t]+letters", re.I)
 _LOWER_KEY = re.compile(r"lower[ \t-]*case|small[ \t]+letters|no[ \t]+capital", re.I)
 _LATEX_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
+_LATEX_ENVIRONMENT_RE = re.compile(r"\\(?:begin|end|BEGIN|END)[ \t]*\{[A-Za-z*]{1,20}\}")
 _FENCE_INFO_RE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*", re.M)
 _OBJECT_KEY_RE = re.compile(r"\"[^\"\n]{0,80}\"[ \t]*:|'[^'\n]{0,80}'[ \t]*:")
 
@@ -167,7 +180,9 @@ _OBJECT_KEY_RE = re.compile(r"\"[^\"\n]{0,80}\"[ \t]*:|'[^'\n]{0,80}'[ \t]*:")
 def _letter_case(inp: CheckInput, upper: bool) -> Verdict:
     scope = input_scope(inp, _UPPER_KEY if upper else _LOWER_KEY)
     text, where = scoped_text(inp.response, scope)
-    text = _LATEX_COMMAND_RE.sub(" ", text)
+    # LaTeX command and environment names are markup, not prose; the letters of their
+    # arguments (\text{Speed}, \BOXED{SPEED}, a variable $V$) are the response's letters
+    text = _LATEX_COMMAND_RE.sub(" ", _LATEX_ENVIRONMENT_RE.sub(" ", read_latex(text)))
     if "{" in text:  # JSON / dict keys are structure, not prose: only the values are text
         text = _OBJECT_KEY_RE.sub(" ", text)
     if "```" in text or "~~~" in text:  # so is a code fence's language tag
@@ -382,12 +397,73 @@ def _any_wrapper(response: str) -> Verdict:
     )
 
 
+# "Enclose the entire response in ...": the wrapper must hold all of the response.
+_ENTIRE_RE = re.compile(
+    r"\b(?:entire|whole|complete|full|all[ \t]+of[ \t]+(?:the|your))[ \t]+"
+    r"(?:response|output|reply|text|message|answer)\b",
+    re.I,
+)
+
+
+def _asks_entire(params: str, question: str) -> bool:
+    """The parameters, else the question's sentences about wrapping, ask that the ENTIRE
+    response be wrapped ("Enclose your entire response in [[ ]]"), not a final answer."""
+    for text in (params, " ".join(sentences_matching(question, _WRAP_CONTEXT_RE))):
+        if text and _ENTIRE_RE.search(text) and not _EXPLICIT_FINAL_RE.search(text):
+            return True
+    return False
+
+
+_EXPLICIT_FINAL_RE = re.compile(r"\bfinal[ \t]+(?:numerical[ \t]+)?(?:answer|result|value)", re.I)
+
+
+def _wraps_whole(wrapper: _Wrapper, response: str) -> Verdict:
+    """The whole response (surrounding spaces and math ``$`` aside) inside ``wrapper``."""
+    body = response.strip()
+    inner: str | None = None
+    if wrapper.kind in ("boxed", "box"):
+        box = last_boxed(body.strip("$ \t\n"))
+        core = body.strip("$ \t\n")
+        if box is not None and core.startswith(_BOXED_PREFIXES) and box.end == len(core) - 1:
+            inner = box.text
+        elif wrapper.kind == "box":
+            frame = _framed(body)
+            lines = body.splitlines()
+            if (
+                frame
+                and _FRAME_TOP_RE.fullmatch(lines[0])
+                and _FRAME_BOTTOM_RE.fullmatch(lines[-1])
+            ):
+                inner = frame
+    elif wrapper.kind == "fence":
+        blocks = code_blocks(body)
+        if len(blocks) == 1 and blocks[0].closed and body.startswith(("```", "~~~")):
+            if body.endswith(("```", "~~~")):
+                inner = blocks[0].body
+    else:
+        hay = body.lower() if wrapper.kind == "tag" else body
+        for opener, closer in wrapper.pairs:
+            if hay.startswith(opener) and hay.endswith(closer) and len(hay) > len(opener + closer):
+                inner = body[len(opener) : len(body) - len(closer)]
+                break
+    if inner is not None and inner.strip():
+        return Verdict.passed(f"the entire response is inside {wrapper.label}")
+    part = _wrapped(wrapper, response)
+    detail = " (only part of it is: " + part.reason + ")" if part.score == 1.0 else ""
+    return Verdict.failed(f"the entire response is not inside {wrapper.label}{detail}")
+
+
+_BOXED_PREFIXES = ("\\boxed", "\\fbox")
+
+
 @register("general_wrap_up")
 def wrap_up(inp: CheckInput) -> Verdict:
-    wrappers, _ = _requested_wrappers(clean_parameters(inp.parameters), inp.question or "")
+    params = clean_parameters(inp.parameters)
+    wrappers, _ = _requested_wrappers(params, inp.question or "")
     if not wrappers:
         return _any_wrapper(inp.response)
-    verdicts = [_wrapped(wrapper, inp.response) for wrapper in wrappers]
+    check = _wraps_whole if _asks_entire(params, inp.question or "") else _wrapped
+    verdicts = [check(wrapper, inp.response) for wrapper in wrappers]
     passed = next((v for v in verdicts if v.score == 1.0), None)
     if passed is not None or len(verdicts) == 1:
         return passed or verdicts[0]

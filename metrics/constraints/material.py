@@ -7,7 +7,10 @@ the other disciplines; analysis steps are judged. Decision rules:
   technique's abbreviations and full names (phrases; any separators between their words;
   microscope = microscopy, spectrometer = spectrometry, ...). Abbreviations are whole tokens
   or hyphen-parts ("SEM-EDS"), case-insensitive except short or English-word ones (BET,
-  APT, CT, MS, CV, ...: exact case). Scope: the final answer (box / marker), else the first
+  APT, CT, MS, CV, ...: exact case; in text with no capital letter at all, whose case a
+  letter-case constraint forced, the ones of three letters or more that are no English
+  word are read ignoring case, "sem" names SEM, and the others when they are the whole
+  text, "bet"). Scope: the final answer (box / marker), else the first
   non-empty line that names a technique, else the whole response. Pass iff a
   technique is named there and, when a format is stated: "abbreviation only" -> an
   abbreviation and no full name; "full name only" / "do not abbreviate" -> a full name and
@@ -92,6 +95,8 @@ TECHNIQUES: tuple[Technique, ...] = _load_techniques()
 _EXACT_CASE = frozenset(
     "BET APT SEC CT MS CV TG CL PL ND OM IR MIP UPS AES SEM TEM STEM ESCA DSC GPC LEED".split()
 )
+# Of those, the English words: in lower-case text they name a technique only alone.
+_WORD_ABBR = frozenset("BET APT SEC UPS STEM".split())
 # Word forms in a response that name the same thing as the table's words.
 _WORD_FORMS = {
     "microscope": "microscopy", "spectroscope": "spectroscopy", "spectrometer": "spectrometry",
@@ -173,6 +178,11 @@ def _tech_hits(text: str) -> list[_TechHit]:
     "Fourier-transform infrared spectroscopy" is not counted)."""
     hits: dict[str, _TechHit] = {}
     upper = _same_length(text, str.upper)
+    # Text without a capital letter had its case forced (an all-lowercase answer): there
+    # the exact-case abbreviations are read ignoring case too ("sem" names SEM), except
+    # the short and English-word ones, unless they are the whole text ("bet", "ms").
+    lower_only = not any(map(str.isupper, text))
+    alone = _SEPARATORS_RE.sub("", text).upper() if lower_only and len(text) < 40 else ""
     for k, m in enumerate(_ABBR_RE.finditer(upper)):
         if k >= 20_000:
             break
@@ -185,7 +195,9 @@ def _tech_hits(text: str) -> list[_TechHit]:
             continue
         tech, exact = found
         if exact is not None and re.sub(r"[-–/ ]", "", text[a:b]) != re.sub(r"[-–/ ]", "", exact):
-            continue
+            forced = lower_only and (key == alone or (len(key) > 2 and key not in _WORD_ABBR))
+            if not forced:
+                continue
         h = hits.setdefault(tech.name, _TechHit(tech))
         if h.abbr_at < 0:
             h.abbr_at = j = a

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from rdkit import Chem
 
 from sci_tasks.metrics.constraints.molecules import parse_smiles, smiles_shaped
+from sci_tasks.metrics.constraints.notation import SPACE_RE
 
 _ITEM_STRIP = " \t\r\n\"'`“”‘’*.,;:"
 _LEADING_JOINER_RE = re.compile(r"^(?:and|or|either)[ \t]+", re.I)
@@ -196,13 +197,60 @@ def _option_hits(
     return hits
 
 
-def _case_sensitive(options: list[Option]) -> bool:
-    """Options are matched ignoring case unless case tells them apart (``c1ccccc1`` and
-    ``C1CCCCC1``) or they are all SMILES, where case is meaning (aromatic ``c``)."""
+_ELEMENTS = frozenset(Chem.GetPeriodicTable().GetElementSymbol(z) for z in range(1, 119))
+_FORMULA_TOKEN_RE = re.compile(r"([A-Z][a-z]?)|[0-9()\[\]·.+\-]")
+_NOTATION_MARK_RE = re.compile(r"[0-9()\[\]=#@+\-/\\]")
+
+
+def _formula_shaped(text: str) -> bool:
+    """Element symbols with counts, brackets, charges: ``H2O``, ``NaCl``, ``Ca(OH)2``, ``Co``."""
+    pos, symbols = 0, 0
+    for m in _FORMULA_TOKEN_RE.finditer(text):
+        if m.start() != pos:
+            return False
+        if m.group(1):
+            if m.group(1) not in _ELEMENTS:
+                return False
+            symbols += 1
+        pos = m.end()
+    return pos == len(text) and symbols > 0
+
+
+def _notation_kind(text: str) -> str:
+    """ "clear": a chemical notation beyond doubt (a SMILES or formula with digits, bonds,
+    brackets or two element symbols in mixed case: ``c1ccccc1``, ``CC(=O)O``, ``NaCl``;
+    a carbon chain ``CCO``); "maybe": letters that read as one too but also as a word or
+    acronym (``CO``, ``Co``, ``No``, ``ICP``); "" for names."""
+    if not text or SPACE_RE.search(text) or len(text) > 200:
+        return ""
+    formula = _formula_shaped(text)
+    smiles = smiles_shaped(text) and parse_smiles(text)[0] is not None
+    if not (formula or smiles):
+        return ""
+    if _NOTATION_MARK_RE.search(text) or text.islower():
+        return "clear"
+    if formula and not text.isupper() and sum(c.isupper() for c in text) >= 2:
+        return "clear"
+    if smiles and text.count("C") - text.count("Cl") >= 2:
+        return "clear"  # a carbon chain (CCO, CCCC, COC): no acronym reads like that
+    return "maybe"
+
+
+def _case_sensitive(options: list[Option]) -> list[bool]:
+    """Per option: whether it is matched with its exact case. Names (techniques, labels,
+    classes, methods, words) are matched ignoring case: letter case is the letter-case
+    constraints' business. Chemical notations (SMILES, formulas, element symbols) keep
+    their case, which is meaning (``ccO`` does not name ``CCO``, ``co`` not ``Co``): the
+    clear ones always, the letters-only ones (``CCO``, ``CO``) when the set holds a clear
+    notation or nothing but notations. All options keep their case when case alone tells
+    two apart (``c1ccccc1`` and ``C1CCCCC1``)."""
     texts = [o.text for o in options if o.text]
     if len({t.lower() for t in texts}) < len(set(texts)):
-        return True
-    return bool(texts) and all(smiles_shaped(t) and not t.isalpha() for t in texts)
+        return [True] * len(options)
+    kinds = [_notation_kind(o.text) for o in options]
+    named_kinds = [k for k, o in zip(kinds, options, strict=True) if o.text]
+    chemical = "clear" in kinds or (bool(named_kinds) and all(named_kinds))
+    return [k == "clear" or (k == "maybe" and chemical) for k in kinds]
 
 
 def named_options(options: list[Option], text: str) -> list[Option]:
@@ -217,7 +265,7 @@ def named_options(options: list[Option], text: str) -> list[Option]:
     hits = sorted(
         (start, -end, i)
         for i, option in enumerate(options)
-        for start, end in _option_hits(option, text, lowered, case_sensitive=exact)
+        for start, end in _option_hits(option, text, lowered, case_sensitive=exact[i])
     )
     named: set[int] = set()
     best: list[tuple[int, int, int]] = []  # (end, start, option) of the two farthest reaches

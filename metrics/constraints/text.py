@@ -215,6 +215,52 @@ def _join(text: str, lines: list[Span]) -> Span:
     return Span(text[lines[0].start : lines[-1].end], lines[0].start, lines[-1].end, "paragraph")
 
 
+# --------------------------------------------------------------------------- escaping
+
+# A run of backslashes before the first character of a LaTeX command or delimiter: JSON
+# escaping doubled it ("\\\\times" in a JSON string is \\times; "\\\\\\\\times" when a
+# model escaped twice). Before a newline or a digit they stay (LaTeX's line break); before
+# a space they read as a control space, whitespace to every reader either way.
+_ESCAPED_COMMAND_RE = re.compile(r"\\{2,}(?=[A-Za-z()\[\]{},;:!%$_#&^ ])")
+# \n, \t, \r: a JSON whitespace escape unless the letters after the backslash are a LaTeX
+# command (\nabla, \theta, \rho, \text, \right, ...) or an accent taking braces (\r{A}).
+_WHITESPACE_ESCAPE_RE = re.compile(r"(?<!\\)\\([ntr])([a-z]*)")
+_NTR_COMMANDS = frozenset(
+    "nabla ne neq nu neg ni not notin nexists nleq ngeq nless ngtr nmid nsim ncong natural "
+    "nearrow nwarrow newline nolimits nonumber noindent normalsize nparallel nsubseteq "
+    "times theta tau tan tanh to top tilde tfrac tbinom tiny tt tag therefore tfrac "
+    "rho rm rangle rceil rfloor rbrace rbrack rvert rtimes rlap raisebox ref".split()
+)
+_NTR_PREFIXES = ("text", "right", "new", "triangle", "thick", "thin")
+_WHITESPACE_OF = {"n": " \n", "t": "  ", "r": "  "}
+
+
+def _whitespace_escape(m: re.Match[str]) -> str:
+    letter, run = m.group(1), m.group(2)
+    name = letter + run
+    if name in _NTR_COMMANDS or name.startswith(_NTR_PREFIXES):
+        return m.group()
+    if not run and m.string.startswith("{", m.end()):
+        return m.group()  # \r{A}, \t{oo}: an accent
+    return _WHITESPACE_OF[letter] + run
+
+
+def read_latex(text: str, keep_length: bool = True) -> str:
+    """``text`` with the LaTeX that JSON escaping hides read back: a doubled (or
+    quadrupled) backslash before a command or delimiter is one backslash (``\\\\times`` ->
+    ``\\times``, ``\\\\(`` -> ``\\(``, ``\\\\boxed``), and ``\\n`` / ``\\t`` / ``\\r``
+    that start no LaTeX command are whitespace. ``keep_length``: the dropped backslashes
+    become spaces before the one kept, so positions in ``text`` stay valid. Every reader of
+    numbers, units and wrappers sees the text through this (``find_numbers``,
+    ``last_boxed``, ``units.clean_unit_text``, the letter-case checks)."""
+    if "\\" not in text:
+        return text
+    if "\\\\" in text:
+        pad = (lambda n: " " * (n - 1)) if keep_length else (lambda n: "")
+        text = _ESCAPED_COMMAND_RE.sub(lambda m: pad(len(m.group())) + "\\", text)
+    return _WHITESPACE_ESCAPE_RE.sub(_whitespace_escape, text)
+
+
 def balanced_braces(text: str, open_pos: int) -> int | None:
     """Index of the ``}`` that closes the ``{`` at ``open_pos``, or None if unclosed."""
     depth = 0
@@ -234,7 +280,10 @@ _BOX_COMMANDS = ("\\boxed", "\\fbox")
 
 def last_boxed(text: str, tries: int = 3) -> Span | None:
     """The content of the last well-formed ``\\boxed{...}`` / ``\\fbox{...}`` (nested
-    braces allowed). Only the last ``tries`` commands are examined, to stay linear."""
+    braces allowed). Only the last ``tries`` commands are examined, to stay linear. Read
+    through ``read_latex``: ``\\\\boxed{...}`` in a JSON string is a box, and its content
+    is the LaTeX it encodes."""
+    text = read_latex(text)
     end = len(text)
     for _ in range(tries):
         pos, cmd = max((text.rfind(c, 0, end), c) for c in _BOX_COMMANDS)
@@ -526,8 +575,9 @@ def _blank_latex_spacing(text: str) -> str:
 def find_numbers(text: str) -> list[Number]:
     """Numbers written with digits, minus the ones the module docstring lists as ignored.
     LaTeX spacing (``\\,`` ``\\;`` ``\\ `` ``~``) and ``{\\times}`` read as plain spaces and
-    ``\\times``, so ``4.5\\,\\times\\,10^{4}`` is one number in scientific notation."""
-    shown = text.replace("$", " ")  # same length: positions stay valid
+    ``\\times``, so ``4.5\\,\\times\\,10^{4}`` is one number in scientific notation; LaTeX
+    escaped inside a JSON string (``read_latex``) reads as the LaTeX it encodes."""
+    shown = read_latex(text).replace("$", " ")  # same length: positions stay valid
     text = _blank_latex_spacing(shown)
     out: list[Number] = []
     for m in NUMBER_RE.finditer(text):

@@ -7,7 +7,8 @@ constraints are checked in ``unit_check.py``).
 become ``°``; ``\\AA`` / ``\\mathring{A}`` / U+212B become ``Å``; ``\\mu`` / ``µ`` become ``μ``;
 ``\\Omega`` / U+2126 become ``Ω``; ``\\cdot`` / ``⋅`` / ``∙`` / ``•`` become ``·``; ``℃`` / ``℉``
 become ``°C`` / ``°F``; ``\\%`` becomes ``%``; LaTeX spaces (``\\,`` ``\\;`` ``~``) become
-spaces; ``−`` becomes ``-``; ``$`` is dropped.
+spaces; ``−`` becomes ``-``; ``$`` is dropped. LaTeX escaped inside a JSON string
+(``\\\\mathrm{m}``, ``\\\\frac``) is read back first (``text.read_latex``).
 
 **Grammar** (``read_unit`` reads the longest unit at a position; ``parse_unit`` a whole
 string)::
@@ -74,7 +75,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import NamedTuple
 
-from sci_tasks.metrics.constraints.text import NUMBER_RE
+from sci_tasks.metrics.constraints.text import NUMBER_RE, read_latex
 
 # --------------------------------------------------------------------------- tables
 
@@ -226,8 +227,10 @@ _CHAR_MAP_RE = re.compile("[" + re.escape("".join(chr(k) for k in _CHAR_MAP)) + 
 
 
 def clean_unit_text(text: str) -> str:
-    """``text`` with the LaTeX and Unicode spellings of units rewritten (module docstring)."""
+    """``text`` with the LaTeX and Unicode spellings of units rewritten (module docstring),
+    LaTeX escaped inside JSON strings first read back (``text.read_latex``)."""
     if "\\" in text:
+        text = read_latex(text, keep_length=False)
         text = _SI_RE.sub(r"\1 \2", text)
         for _ in range(2):
             text = _WRAPPER_RE.sub(r"\1", text)
