@@ -12,7 +12,10 @@ constraints share one implementation with the other disciplines (``unit_check.py
   is one component, the last paragraph's lines). Pass iff it splits into exactly the
   required number of non-empty components and each component fits its slot: number slots
   (house / building / street number, postal / zip code) hold a digit, other slots hold a
-  letter, and a known country name sits only in a country slot.
+  letter, and a known country name sits only in a country slot. A component the format
+  marks optional ("house number (if discernible)", "(if known)", "(optional)") may be left
+  out: the answer then has between the required and the full count, matched to the slots
+  with that many optional slots dropped.
 * ``geography_scene_option_constraint``: an attribute template first (parameters, else
   question): at least two attributes, each with its own quoted alternatives, written
   ``"attr": "a" | "b",`` or ``- attr: ["a", "b"]`` or ``['a', 'b'] for attr`` (a quoted
@@ -32,7 +35,7 @@ from __future__ import annotations
 
 import json
 import re
-from itertools import islice
+from itertools import combinations, islice
 
 from sci_tasks.metrics.constraints.base import (
     CheckInput,
@@ -224,24 +227,56 @@ def address_format_validity(inp: CheckInput) -> Verdict:
     shown = "newline" if used == "\n" else repr(used)
     if any(not p for p in parts):
         return Verdict.failed(f"empty component in {where} split on {shown}: {clip(text)!r}")
-    if len(parts) != count:
+    optional = [i for i, slot in enumerate(slots) if _OPTIONAL_SLOT_RE.search(slot)]
+    names = [_OPTIONAL_SLOT_RE.sub("", slot).strip() for slot in slots]
+    required = count - len(optional)
+    if not required <= len(parts) <= count:
+        need = f"{count}" if not optional else f"{required} to {count}"
         return Verdict.failed(
-            f"{plural(len(parts), 'component')} in {where} split on {shown}, {count} required"
+            f"{plural(len(parts), 'component')} in {where} split on {shown}, {need} required"
             + (f" ({', '.join(slots)})" if slots else "")
             + f": {clip(text, 60)!r}"
         )
+    # Components the format marks optional ("house number (if discernible)") may be left
+    # out: the parts are matched to the slots with that many optional slots dropped.
+    problem = ""
+    for left_out in combinations(optional, count - len(parts)):
+        kept = [name for i, name in enumerate(names) if i not in left_out]
+        problem = _slot_problem(parts, kept)
+        if not problem:
+            break
+    if problem:
+        return Verdict.failed(problem)
+    order = f" in the order {' > '.join(names)}" if names else ""
+    omitted = f", {count - len(parts)} optional left out" if len(parts) < count else ""
+    return Verdict.passed(
+        f"{plural(len(parts), 'component')} (from the {source}{omitted}){order} in {where}, "
+        f"separated by {shown}"
+    )
+
+
+# "house number (if discernible)", "postal code (optional)": a slot that may be left out.
+_OPTIONAL_SLOT_RE = re.compile(
+    r"[ \t]*[(\[][ \t]*(?:if[ \t]+(?:discernible|known|available|visible|legible|identifiable|"
+    r"applicable|any|present|shown)|optional(?:ly)?|where[ \t]+(?:available|known|visible|"
+    r"discernible|applicable))[ \t]*[)\]]"
+    r"|[ \t]+(?:if[ \t]+(?:discernible|known|available|visible|applicable|any)|\(?optional\)?)$",
+    re.I,
+)
+
+
+def _slot_problem(parts: list[str], slots: list[str]) -> str:
+    """Why the components do not fit their slots (number slots hold a digit, other slots a
+    letter, a country only in a country slot), or "" when they do."""
     for i, (part, slot) in enumerate(zip(parts, slots, strict=False)):
         numeric = bool(_NUMBER_SLOT_RE.search(slot))
         if numeric and not any(ch.isdigit() for ch in part):
-            return Verdict.failed(f"component {i + 1} {part!r} should be the {slot} (no digit)")
+            return f"component {i + 1} {part!r} should be the {slot} (no digit)"
         if not numeric and not any(ch.isalpha() for ch in part):
-            return Verdict.failed(f"component {i + 1} {part!r} should be the {slot} (no letter)")
+            return f"component {i + 1} {part!r} should be the {slot} (no letter)"
         if part.lower() in COUNTRIES and not _COUNTRY_SLOT_RE.search(slot):
-            return Verdict.failed(f"country {part!r} in the {slot} position (component {i + 1})")
-    order = f" in the order {' > '.join(slots)}" if slots else ""
-    return Verdict.passed(
-        f"{plural(count, 'component')} (from the {source}){order} in {where}, separated by {shown}"
-    )
+            return f"country {part!r} in the {slot} position (component {i + 1})"
+    return ""
 
 
 # =========================================================================== scene option
