@@ -25,6 +25,17 @@ def render(template: str, context: Mapping[str, Any]) -> str:
     return environment().get_template(template).render(**context)
 
 
+# lm-eval's image placeholder: hf-multimodal and vllm-vlm put the i-th image of a request
+# where the i-th placeholder stands (and refuse images without one); chat APIs get the images
+# before the text, so the placeholders go first, one per image, in the images' order
+IMAGE_PLACEHOLDER = "<image>"
+
+
+def with_image_placeholders(prompt: str, n_images: int) -> str:
+    """``prompt`` after one ``<image>`` per image (none for a text-only record)."""
+    return f"{IMAGE_PLACEHOLDER * n_images}\n{prompt}" if n_images else prompt
+
+
 @lru_cache(maxsize=64)
 def version(template: str) -> str:
     """``<template>@<hash of its source>``: recorded with every judge verdict, so a changed

@@ -157,3 +157,13 @@ OmegaConf.register_new_resolver("sci_job_name", job_name, replace=True)
 OmegaConf.register_new_resolver("sci_safe_name", safe_name, replace=True)
 OmegaConf.register_new_resolver("sci_gguf_model", gguf_model, replace=True, use_cache=True)
 OmegaConf.register_new_resolver("sci_free_cores", free_cores, replace=True, use_cache=True)
+
+
+def tiny_vlm(package: str, gguf_file: str, cache_root: str) -> str:
+    """``model=tiny_vlm_cpu``'s folder, built once (``sci_tasks.tiny_vlm``; torch on demand)."""
+    from sci_tasks.tiny_vlm import tiny_vlm as build
+
+    return build(package, gguf_file, cache_root)
+
+
+OmegaConf.register_new_resolver("sci_tiny_vlm", tiny_vlm, replace=True, use_cache=True)

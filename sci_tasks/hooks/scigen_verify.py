@@ -13,7 +13,7 @@ from sci_tasks.data.scigen_verify import load_for_lm_eval, load_rubric_for_lm_ev
 from sci_tasks.hooks import with_judge
 from sci_tasks.images import budget_of, open_images
 from sci_tasks.metrics.verify import edit_images
-from sci_tasks.prompts import render
+from sci_tasks.prompts import render, with_image_placeholders
 
 
 def load(category: str | None = None, **metadata: Any) -> Any:
@@ -23,7 +23,7 @@ def load(category: str | None = None, **metadata: Any) -> Any:
 
 
 def doc_to_text(doc: dict[str, Any]) -> str:
-    return render("scigen_verify.jinja", doc)
+    return with_image_placeholders(render("scigen_verify.jinja", doc), len(edit_images(doc)))
 
 
 def doc_to_image(doc: dict[str, Any]) -> list[Image.Image]:

@@ -9,11 +9,11 @@ from PIL import Image
 
 from sci_tasks.data.scimif import load_for_lm_eval
 from sci_tasks.hooks import with_judge
-from sci_tasks.prompts import render
+from sci_tasks.prompts import render, with_image_placeholders
 
 
 def doc_to_text(doc: dict[str, Any]) -> str:
-    return render("scimif.jinja", doc)
+    return with_image_placeholders(render("scimif.jinja", doc), len(doc["images"]))
 
 
 def doc_to_image(doc: dict[str, Any]) -> list[Image.Image]:

@@ -8,11 +8,11 @@ from typing import Any
 from PIL import Image
 
 from sci_tasks.images import budget_of, open_images
-from sci_tasks.prompts import render
+from sci_tasks.prompts import render, with_image_placeholders
 
 
 def doc_to_text(doc: dict[str, Any]) -> str:
-    return render("spm_bench.jinja", doc)
+    return with_image_placeholders(render("spm_bench.jinja", doc), len(doc["images"]))
 
 
 def doc_to_image(doc: dict[str, Any]) -> list[Image.Image]:
