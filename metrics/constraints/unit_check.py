@@ -24,8 +24,11 @@ from sci_tasks.metrics.constraints.units import (
     Quantity,
     TooManyNumbers,
     Unit,
+    carries,
     clean_unit_text,
     dimension,
+    family_dimension,
+    in_family,
     is_si,
     labelled_units,
     parse_unit,
@@ -77,17 +80,37 @@ _DIMENSIONLESS_WORDS = phrases(
 _DIMENSIONLESS_RE = re.compile(rf"\b(?:{_DIMENSIONLESS_WORDS})\b", re.I)
 
 
+# "imperial units suited to the United States", "US customary units", "metric units": a
+# unit family instead of a unit.
+_IMPERIAL_RE = re.compile(
+    r"\bimperial\b|\bU\.?[ \t]?S\.?[ \t]+customary\b|\bUnited[ \t]+States[ \t]+customary\b"
+    r"|\bEnglish[ \t]+units\b|\bunits?\b[^.\n]{0,30}\b(?:suited|used|customary|common)\b"
+    r"[^.\n]{0,20}\b(?:United[ \t]+States|U\.S\.|USA|US|America)\b",
+    re.I,
+)
+_METRIC_RE = re.compile(r"\bmetric[ \t]+(?:units?|system|measures?|measurements?)\b", re.I)
+
+
+def _family_in(text: str) -> str:
+    if _IMPERIAL_RE.search(text):
+        return "imperial"
+    return "metric" if _METRIC_RE.search(text) else ""
+
+
 @dataclass(frozen=True)
 class Requirement:
-    units: tuple[Unit, ...]  # required units (empty in SI and dimensionless modes)
+    units: tuple[Unit, ...]  # required units (empty in SI, family and dimensionless modes)
     si: bool
     source: str  # "parameters" / "question"
     context: str  # the text that stated it (for the scope)
     dimensionless: bool = False  # a pure number, no physical unit
+    family: str = ""  # "imperial" / "metric": any unit of that family
 
     def show(self) -> str:
         if self.dimensionless:
             return "no unit (dimensionless)"
+        if self.family:
+            return f"{self.family} units"
         return "SI units" if self.si else " and ".join(render(u) for u in self.units)
 
 
@@ -176,6 +199,8 @@ def required_units(params: str, question: str) -> Requirement | None:
         if units:
             context = " ".join([params, *(s for s in q_where)])
             return Requirement(_dedupe(units), False, "parameters", context)
+        if _family_in(params):
+            return Requirement((), False, "parameters", params, family=_family_in(params))
         if _SI_REQUIRED_RE.search(params):
             return Requirement((), True, "parameters", params)
         if _DIMENSIONLESS_RE.search(params):
@@ -185,6 +210,10 @@ def required_units(params: str, question: str) -> Requirement | None:
     si = [s for s in sentences(question or "") if _SI_REQUIRED_RE.search(s)]
     if si:
         return Requirement((), True, "question", " ".join(si))
+    families = [s for s in sentences(question or "") if _family_in(s) and _ASK_RE.search(s)]
+    if families:
+        context = " ".join(families)
+        return Requirement((), False, "question", context, family=_family_in(context))
     pure = [s for s in sentences(question or "") if _DIMENSIONLESS_RE.search(s)]
     if pure:
         return Requirement((), False, "question", " ".join(pure), dimensionless=True)
@@ -240,24 +269,28 @@ def check_units(inp: CheckInput) -> Verdict:
         return _check_si(with_unit, where)
     if req.dimensionless:
         return _check_dimensionless(found, with_unit, where, req.source)
+    if req.family:
+        return _check_family(text, with_unit, where, req)
     if not whole and not with_unit:
-        labels = labelled_units(clean_unit_text(text))
-        for shown, units in labels:
-            if any(u in req.units for u in units):
-                return Verdict.passed(f"{where} names the unit {shown!r} = {req.show()}")
+        # a unit written without a quantity is no quantity in it: a label "(kJ/mol)" or
+        # "unit: kJ/mol" names the unit of a number in scope, never stands alone
         if not found:
             return Verdict.failed(f"no number with a unit in {where}: {clip(text)!r}")
+        labels = labelled_units(clean_unit_text(text))
+        for shown, units in labels:
+            if carries(units, req.units):
+                return Verdict.passed(f"{where} names the unit {shown!r} = {req.show()}")
         return Verdict.failed(
             f"no unit after the numbers in {where} ({', '.join(q.number for q in found[:3])}); "
             f"{req.show()} required"
         )
-    missing = [u for u in req.units if not any(u in q.units for q in with_unit)]
+    missing = [u for u in req.units if not any(carries(q.units, [u]) for q in with_unit)]
     if whole:
         dims = {dimension(u) for u in req.units}
         wrong = [
             q
             for q in with_unit
-            if not any(u in req.units for u in q.units) and dimension(q.units[0]) in dims
+            if not carries(q.units, req.units) and dimension(q.units[0]) in dims
         ]
         if wrong:
             return Verdict.failed(
@@ -270,7 +303,7 @@ def check_units(inp: CheckInput) -> Verdict:
             f"{where} has no quantity in {' and '.join(render(u) for u in missing)} "
             f"(required, from the {req.source}); found: {seen}"
         )
-    hits = [q for q in with_unit if any(u in req.units for u in q.units)]
+    hits = [q for q in with_unit if carries(q.units, req.units)]
     return Verdict.passed(
         f"{len(hits)} quantit{'y' if len(hits) == 1 else 'ies'} in {where} in {req.show()} "
         f"(from the {req.source}), e.g. {_show_quantity(hits[0])}"
@@ -300,7 +333,8 @@ def _check_dimensionless(
     percentage or another ratio unit is still a pure number)."""
     if not found:
         return Verdict.failed(f"no number in {where} (a dimensionless value required)")
-    physical = [q for q in with_unit if {b for b, _ in dimension(q.units[0])} - {"ratio"}]
+    # a ratio or a count (5 atoms) is still a pure number
+    physical = [q for q in with_unit if {b for b, _ in dimension(q.units[0])} - {"ratio", "count"}]
     if physical:
         return Verdict.failed(
             f"dimensionless value required (from the {source}) but {where} has "
@@ -308,4 +342,40 @@ def _check_dimensionless(
         )
     return Verdict.passed(
         f"dimensionless value (from the {source}) in {where}: {_show_quantity(found[-1])}"
+    )
+
+
+def _bracketed(text: str, pos: int) -> bool:
+    """Whether ``pos`` lies inside round or square brackets opened at most 30 characters
+    before it: a conversion given beside the answer ("12 miles (19 km)")."""
+    opened = max(text.rfind("(", max(0, pos - 30), pos), text.rfind("[", max(0, pos - 30), pos))
+    return opened >= 0 and not any(c in text[opened:pos] for c in ")]")
+
+
+def _check_family(text: str, with_unit: list[Quantity], where: str, req: Requirement) -> Verdict:
+    """A unit family ("imperial units"): some quantity in scope is in a unit of the family,
+    and every quantity of a kind the family decides (length, mass, temperature, ...) is,
+    except a conversion in brackets beside one ("12 miles (19 km)")."""
+    decided = [q for q in with_unit if family_dimension(q.units[0])]
+    good = [q for q in decided if in_family(q.units[0], req.family)]
+    if not good:
+        seen = ", ".join(_show_quantity(q) for q in with_unit[:3]) or "none"
+        return Verdict.failed(
+            f"no quantity in {where} in {req.show()} (required, from the {req.source}); "
+            f"found: {seen}"
+        )
+    cleaned = clean_unit_text(text)
+    bad = [
+        q
+        for q in decided
+        if not in_family(q.units[0], req.family) and not _bracketed(cleaned, q.start)
+    ]
+    if bad:
+        return Verdict.failed(
+            f"{len(bad)} quantit{'y' if len(bad) == 1 else 'ies'} in {where} not in "
+            f"{req.show()}: {', '.join(_show_quantity(q) for q in bad[:3])}"
+        )
+    return Verdict.passed(
+        f"{len(good)} quantit{'y' if len(good) == 1 else 'ies'} in {where} in {req.show()} "
+        f"(from the {req.source}), e.g. {_show_quantity(good[0])}"
     )

@@ -178,6 +178,69 @@ def is_si(unit: Unit) -> bool:
     return all(_SYMBOLS[sym].si for sym, _, _ in unit.factors)
 
 
+# Unit families a requirement may name instead of a unit ("imperial units suited to the
+# United States"): the table's "families" rows; "metric" is every unit with no imperial
+# factor.
+FAMILIES: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in _TABLES["families"].items()}
+
+
+_SHARED_DIMS = frozenset({"T", "angle", "angle2", "ratio", "count", "level"})
+
+
+def _own_factors(unit: Unit) -> list[str]:
+    """The symbols of ``unit`` that a unit family decides (not time, angle, ratio, count)."""
+    return [
+        s for s, _, _ in unit.factors if not {b for b, _ in _SYMBOLS[s].dimension} <= _SHARED_DIMS
+    ]
+
+
+def family_dimension(unit: Unit) -> bool:
+    """Whether the unit measures something a unit family decides (length, mass,
+    temperature, volume, speed, pressure, energy, ...), not a time, angle, ratio or count."""
+    return bool(_own_factors(unit))
+
+
+def in_family(unit: Unit, family: str) -> bool:
+    """``imperial``: every factor a family decides is imperial (mi, ft, lb, °F, mph, ...);
+    ``metric``: none is. Time, angle, ratio and count factors belong to both (``mi/h`` is
+    imperial, ``km/h`` metric)."""
+    own = _own_factors(unit)
+    imperial = FAMILIES["imperial"]
+    if family == "metric":
+        return bool(own) and not any(sym in imperial for sym in own)
+    return bool(own) and all(sym in imperial for sym in own)
+
+
+def _without_counts(unit: Unit) -> tuple[Unit, Unit]:
+    """(the unit without its count factors, the count factors); a unit that is only a
+    count (nt, bp, cells) keeps them."""
+    counts = [f for f in unit.factors if _SYMBOLS[f[0]].dimension == (("count", 1),)]
+    rest = [f for f in unit.factors if f not in counts]
+    if not counts or not rest:
+        return unit, Unit(())
+    return Unit(tuple(rest)), Unit(tuple(counts))
+
+
+def same_unit(found: Unit, required: Unit) -> bool:
+    """Whether ``found`` is ``required`` as a unit. Canonical forms must be equal, except
+    that a count per amount names what is counted or not: "defects per cubic centimetre" =
+    ``defects/cm^3`` = ``cm^-3``; two different count nouns are different units
+    (``atoms/cm^3`` is not ``defects/cm^3``)."""
+    if found == required:
+        return True
+    base_found, counted_found = _without_counts(found)
+    base_required, counted_required = _without_counts(required)
+    if base_found != base_required:
+        return False
+    return not (counted_found.factors and counted_required.factors)
+
+
+def carries(units: Iterable[Unit], required: Iterable[Unit]) -> bool:
+    """Whether any reading in ``units`` is any unit of ``required`` (``same_unit``)."""
+    wanted = list(required)
+    return any(same_unit(u, r) for u in units for r in wanted)
+
+
 # --------------------------------------------------------------------------- cleaning
 
 _WRAPPER_RE = re.compile(
@@ -730,12 +793,20 @@ def _may_start_unit(word: str) -> bool:
     )
 
 
+_PER_START_RE = re.compile(r"(?:per[ \t]+|/[ \t]*)(?=[^\W\d_]|°|\()")
+
+
 @functools.lru_cache(maxsize=65536)
 def _read_window(window: str) -> tuple[tuple[Unit, ...], int]:
-    found = _Reader(window, len(window)).unit(0)
+    per = _PER_START_RE.match(window)  # "3e15 per cm^3", "5 /mL": a reciprocal unit
+    start = per.end() if per else 0
+    found = _Reader(window, len(window)).unit(start)
     if found is None:
         return (), 0
-    return tuple(_units_of(found[0])), found[1]
+    units = _units_of(found[0])
+    if per:
+        units = [Unit(tuple(sorted((s, p, -e) for s, p, e in u.factors))) for u in units]
+    return tuple(units), found[1]
 
 
 class TooManyNumbers(ValueError):
@@ -761,7 +832,7 @@ def quantities(text: str) -> list[Quantity]:
         if k < n:
             ch = text[k]
             word = _WORD_AT_RE.match(text, k)
-            if ch in "%‰(" or (word is not None and _may_start_unit(word.group())):
+            if ch in "%‰(/" or (word is not None and _may_start_unit(word.group())):
                 window_match = _WINDOW_RE.match(text, k, min(n, k + _LOOKAHEAD))
                 window = window_match.group() if window_match else ""
                 cut = _WINDOW_CUT_RE.search(window)
