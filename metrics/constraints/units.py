@@ -7,7 +7,8 @@ constraints are checked in ``unit_check.py``).
 become ``°``; ``\\AA`` / ``\\mathring{A}`` / U+212B become ``Å``; ``\\mu`` / ``µ`` become ``μ``;
 ``\\Omega`` / U+2126 become ``Ω``; ``\\cdot`` / ``⋅`` / ``∙`` / ``•`` become ``·``; ``℃`` / ``℉``
 become ``°C`` / ``°F``; ``\\%`` becomes ``%``; LaTeX spaces (``\\,`` ``\\;`` ``~``) become
-spaces; ``−`` becomes ``-``; ``$`` is dropped. LaTeX escaped inside a JSON string
+spaces; ``−`` becomes ``-``; ``$`` is dropped and the math delimiters ``\\( \\) \\[ \\]``
+become spaces. LaTeX escaped inside a JSON string
 (``\\\\mathrm{m}``, ``\\\\frac``) is read back first (``text.read_latex``).
 
 **Grammar** (``read_unit`` reads the longest unit at a position; ``parse_unit`` a whole
@@ -262,6 +263,7 @@ _LATEX_SIMPLE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\\(?:Omega|ohm)(?![A-Za-z])"), "Ω"),
     (re.compile(r"\\(?:cdot|bullet|centerdot)(?![A-Za-z])"), "·"),
     (re.compile(r"\\(?:left|right|big|Big|bigl|bigr|Bigl|Bigr)(?![A-Za-z])"), ""),
+    (re.compile(r"\\[()\[\]]"), " "),  # math delimiters \( \) \[ \], like $
     (re.compile(r"\\(?:quad|qquad|thinspace|enspace)(?![A-Za-z])|\\[,;:! ]|~"), " "),
     (re.compile(r"\\%"), "%"),
     (re.compile(r"\\permil(?![A-Za-z])"), "‰"),
