@@ -29,6 +29,11 @@ Conventions the checkers rely on:
   ``2)``, ``(3)``, ``## 4.``); integer labels after step/figure/table/equation/section/...
   (``Step 1``, ``Fig. 2``, ``Eq. (3)``); ordinals (``1st``, ``2nd``). Numbers written as
   words are not numbers here.
+* **Escaping** (``read_latex``): LaTeX inside a JSON string reads as the LaTeX it encodes,
+  for every reader of numbers, units and wrappers (``find_numbers``, ``last_boxed``,
+  ``units.clean_unit_text``, the letter-case checks): ``\\\\times`` and ``\\\\\\\\times``
+  are ``\\times``, ``\\\\boxed{...}`` is a box, ``\\\\(`` opens math; a JSON ``\\n``
+  before a capital, a digit or a word that is no LaTeX command is a newline.
 """
 
 from __future__ import annotations
@@ -221,28 +226,38 @@ def _join(text: str, lines: list[Span]) -> Span:
 # escaping doubled it ("\\\\times" in a JSON string is \\times; "\\\\\\\\times" when a
 # model escaped twice). Before a newline or a digit they stay (LaTeX's line break); before
 # a space they read as a control space, whitespace to every reader either way.
-_ESCAPED_COMMAND_RE = re.compile(r"\\{2,}(?=[A-Za-z()\[\]{},;:!%$_#&^ ])")
+# (Matched only at a run's start: linear however long the run. Runs of exactly two, the
+# common case, are replaced without a Python callback.)
+_COMMAND_START = r"(?=[A-Za-z()\[\]{},;:!%$_#&^ ])"
+_DOUBLED_COMMAND_RE = re.compile(r"(?<!\\)\\\\" + _COMMAND_START)
+_ESCAPED_COMMAND_RE = re.compile(r"(?<!\\)\\{3,}" + _COMMAND_START)
 # \n, \t, \r: a JSON whitespace escape unless the letters after the backslash are a LaTeX
 # command (\nabla, \theta, \rho, \text, \right, ...) or an accent taking braces (\r{A}).
-_WHITESPACE_ESCAPE_RE = re.compile(r"(?<!\\)\\([ntr])([a-z]*)")
 _NTR_COMMANDS = frozenset(
     "nabla ne neq nu neg ni not notin nexists nleq ngeq nless ngtr nmid nsim ncong natural "
     "nearrow nwarrow newline nolimits nonumber noindent normalsize nparallel nsubseteq "
-    "times theta tau tan tanh to top tilde tfrac tbinom tiny tt tag therefore tfrac "
+    "times theta tau tan tanh to top tilde tfrac tbinom tiny tt tag therefore "
     "rho rm rangle rceil rfloor rbrace rbrack rvert rtimes rlap raisebox ref".split()
 )
 _NTR_PREFIXES = ("text", "right", "new", "triangle", "thick", "thin")
-_WHITESPACE_OF = {"n": " \n", "t": "  ", "r": "  "}
 
 
-def _whitespace_escape(m: re.Match[str]) -> str:
-    letter, run = m.group(1), m.group(2)
-    name = letter + run
-    if name in _NTR_COMMANDS or name.startswith(_NTR_PREFIXES):
-        return m.group()
-    if not run and m.string.startswith("{", m.end()):
-        return m.group()  # \r{A}, \t{oo}: an accent
-    return _WHITESPACE_OF[letter] + run
+def _whitespace_escape_re(letters: str) -> re.Pattern[str]:
+    """A backslash and one of ``letters`` that starts no command of the tables above (the
+    commands are excluded by a lookahead, so the substitution runs in C, no callback)."""
+    parts = []
+    for letter in letters:
+        names = sorted((c[1:] for c in _NTR_COMMANDS if c[0] == letter), key=len, reverse=True)
+        starts = [p[1:] for p in _NTR_PREFIXES if p[0] == letter]
+        commands = "|".join(re.escape(n) for n in names if n)
+        kept = [f"(?:{commands})(?![a-z])"] if commands else []
+        kept += [re.escape(p) for p in starts] + [r"\{"]
+        parts.append(f"{letter}(?!{'|'.join(kept)})")
+    return re.compile(r"(?<!\\)\\(?:" + "|".join(parts) + ")")
+
+
+_NEWLINE_ESCAPE_RE = _whitespace_escape_re("n")
+_TAB_RETURN_ESCAPE_RE = _whitespace_escape_re("tr")
 
 
 def read_latex(text: str, keep_length: bool = True) -> str:
@@ -258,7 +273,9 @@ def read_latex(text: str, keep_length: bool = True) -> str:
     if "\\\\" in text:
         pad = (lambda n: " " * (n - 1)) if keep_length else (lambda n: "")
         text = _ESCAPED_COMMAND_RE.sub(lambda m: pad(len(m.group())) + "\\", text)
-    return _WHITESPACE_ESCAPE_RE.sub(_whitespace_escape, text)
+        text = _DOUBLED_COMMAND_RE.sub(" \\\\" if keep_length else "\\\\", text)
+    text = _NEWLINE_ESCAPE_RE.sub(" \n", text)
+    return _TAB_RETURN_ESCAPE_RE.sub("  ", text)
 
 
 def balanced_braces(text: str, open_pos: int) -> int | None:
