@@ -65,7 +65,9 @@ from sci_tasks.metrics.constraints.text import (
 from sci_tasks.metrics.constraints.unit_check import check_units, required_units
 from sci_tasks.metrics.constraints.units import (
     TooManyNumbers,
+    carries,
     clean_unit_text,
+    in_family,
     labelled_units,
     parse_unit,
     quantities,
@@ -503,16 +505,26 @@ def _continuous_prediction(inp: CheckInput, params: str, question: str, source: 
     if not found:
         return Verdict.failed(f"no numerical value in {where}: {clip(text)!r}")
     req = required_units(params, question)
+    if req is not None and req.family:  # "imperial units": a value in a unit of the family
+        in_family_ = [q for q in found if q.units and in_family(q.units[0], req.family)]
+        if in_family_:
+            q = in_family_[-1]
+            return Verdict.passed(
+                f"numerical value in {where}: {q.number} {q.unit_text} ({req.show()})"
+            )
+        return Verdict.failed(
+            f"value {found[-1].number} in {where} is in no {req.show()} (from the {req.source})"
+        )
     if req is None or req.si or not req.units:
         return Verdict.passed(f"numerical value in {where}: {found[-1].number} (from the {source})")
-    with_unit = [q for q in found if any(u in req.units for u in q.units)]
+    with_unit = [q for q in found if carries(q.units, req.units)]
     if with_unit:
         q = with_unit[-1]
         return Verdict.passed(
             f"numerical value in {where}: {q.number} {q.unit_text} (from the {source})"
         )
     for shown, units in labelled_units(cleaned) + _tagged_units(cleaned):
-        if any(u in req.units for u in units):
+        if carries(units, req.units):
             return Verdict.passed(
                 f"numerical value {found[-1].number} with unit {shown!r} in {where}"
             )

@@ -292,12 +292,14 @@ def balanced_braces(text: str, open_pos: int) -> int | None:
     return None
 
 
-_BOX_COMMANDS = ("\\boxed", "\\fbox")
+# An upper-cased \BOXED{...} (a response whose case a letter-case rule forced) is a box too.
+_BOX_COMMANDS = ("\\boxed", "\\fbox", "\\BOXED", "\\Boxed", "\\FBOX")
 
 
 def last_boxed(text: str, tries: int = 3) -> Span | None:
     """The content of the last well-formed ``\\boxed{...}`` / ``\\fbox{...}`` (nested
-    braces allowed). Only the last ``tries`` commands are examined, to stay linear. Read
+    braces allowed; ``\\BOXED`` too). Only the last ``tries`` commands are examined, to stay
+    linear. Read
     through ``read_latex``: ``\\\\boxed{...}`` in a JSON string is a box, and its content
     is the LaTeX it encodes."""
     text = read_latex(text)
