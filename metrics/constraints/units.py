@@ -52,14 +52,21 @@ question: a unit read after "in" / "in units of" / "unit(s):" / "convert ... to"
 percentage" in a sentence that asks for a value (express / give / report / answer /
 calculate / ...); a molecule ("in N2") or labels ("in A and B") there are not units.
 "SI units" with no unit named -> every unit in scope must be SI (base and derived, any
-prefix, °C allowed; dimensionless and angle units exempt). Nothing found -> unscored.
+prefix, °C allowed; dimensionless and angle units exempt). A unit family ("imperial units
+suited to the United States", "US customary", "metric units") -> some quantity in scope is
+in the family and every quantity of a kind the family decides is (``in_family``; a
+bracketed conversion beside it aside). Nothing found -> unscored.
 Scope: the whole response when the parameters or the unit sentence say all / every / each /
 throughout / entire / whole / consistent; otherwise the final answer: the last ``\\boxed{}`` or
 the answer after the last answer marker (with the rest of its line, so ``\\boxed{2.09} Å``
 counts), else the last non-empty line that holds a number.
-A quantity is a number (``text.find_numbers``) followed by a unit. Final-answer scope:
-pass iff, for each required unit, some quantity carries it (if no number in scope has a
-unit, a bracketed unit "(m/s^2)" / "[kJ/mol]" or "unit: X" in scope counts). Whole scope:
+A quantity is a number (``text.find_numbers``) followed by a unit (``per X`` / ``/X``
+after a number is the reciprocal of X); a unit written without a number is no quantity.
+A quantity carries a required unit when the units are the same (``same_unit``: a count per
+amount may leave out what it counts, "defects per cubic centimetre" = ``cm^-3``). Final-answer
+scope: pass iff, for each required unit, some quantity carries it (if numbers in scope have
+no unit, a bracketed unit "(m/s^2)" / "[kJ/mol]" or "unit: X" beside them counts; with no
+number in scope: fail). Whole scope:
 pass iff each required unit is carried by some quantity and every quantity whose dimension
 equals a required unit's dimension carries a required unit. More than ``MAX_QUANTITIES``
 numbers in scope (degenerate text): unscored.
