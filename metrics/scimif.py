@@ -23,18 +23,26 @@ that source / their count, a ratio of sums like DRFR (the authors' ``<source>_ac
 is this ratio under their convention: ``drfr_<source>_unscored_as_fail``). NaN, not 0, when
 no constraint has that source.
 
-Scientific correctness is graded separately by the judge (A correct / B incorrect / C not
-attempted; only A counts) and crossed with ISR: CF, CV, IF, IV, phi, Jaccard, chi-square.
+Scientific correctness is graded separately (A correct / B incorrect / C not attempted or
+invalid; only A counts) and crossed with ISR: CF, CV, IF, IV, phi, Jaccard, chi-square. The
+grader is the correctness judge role (``judges.correctness_of``): by default the constraint
+judge with the project's JSON prompt (``json_grade``); or CompassVerifier's own protocol
+(``compass_verifier``, ``compass_verifier_cot``), as the authors' released correctness
+script grades: its documented prompt, a free-text reply read as that script reads it
+(``read_verifier_reply``).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sci_tasks.metrics.constraints.registry import CheckInput, ConstraintResult, evaluate
 from sci_tasks.metrics.judge import JudgeClient, JudgeRequest, prefetch
+from sci_tasks.metrics.judge.client import ReplyError
+from sci_tasks.metrics.judge.usage import CORRECTNESS
 from sci_tasks.prompts import render, version
 
 Scores = Sequence[float | None]  # one sample's constraint scores, None = unscored
@@ -159,37 +167,107 @@ CORRECTNESS_SCHEMA: dict[str, Any] = {
 }
 
 
+# CompassVerifier (open-compass/CompassVerifier, src/prompts.py): CV_PROMPT and CV_COT_PROMPT
+VERIFIER_TEMPLATES = {
+    "compass_verifier": "judge/compass_verifier.jinja",
+    "compass_verifier_cot": "judge/compass_verifier_cot.jinja",
+}
+# The verifier's reply, read as the authors' correctness script reads it (spec scimif.md):
+# the last \boxed{A|B|C} of the upper-cased text, else its last standalone letter A/B/C,
+# else a negative keyword (0), else a positive one (1). Nothing of these: unreadable.
+# (The script's own pattern spells "boxed" in lower case against the upper-cased text, so
+# there it never matches and the letter rule decides: docs/decisions.md.)
+_BOXED = re.compile(r"\\BOXED\{([ABC])\}")
+_LETTER = re.compile(r"(?<![A-Z])([ABC])(?![A-Z])")
+_NEGATIVE = re.compile(r"\b(incorrect|invalid|false|no)\b")
+_POSITIVE = re.compile(r"\b(correct|true|yes)\b")
+REPLY_KEPT = 300  # characters of the verifier's reply kept in the record (its end: the verdict)
+
+
+def read_verifier_reply(text: str) -> dict[str, Any]:
+    """CompassVerifier's grade in its free-text reply: ``{"grade", "read_as", "reply"}``
+    (keywords give A for positive, B for negative). Raises ReplyError when nothing in it is
+    a grade; the authors' script counts such a reply 0 ("unparsed"), here it is retried,
+    then unscored with this reason (``correct`` leaves it out)."""
+    text = (text or "").strip()
+    upper = text.upper()
+    tail = text[-REPLY_KEPT:]
+    boxed = _BOXED.findall(upper)
+    if boxed:
+        return {"grade": boxed[-1], "read_as": f"\\boxed{{{boxed[-1]}}}", "reply": tail}
+    letters = _LETTER.findall(upper)
+    if letters:
+        return {"grade": letters[-1], "read_as": f"letter {letters[-1]}", "reply": tail}
+    lower = text.lower()
+    negative = _NEGATIVE.search(lower)
+    if negative:
+        return {"grade": "B", "read_as": f"negative keyword {negative[1]!r}", "reply": tail}
+    positive = _POSITIVE.search(lower)
+    if positive:
+        return {"grade": "A", "read_as": f"positive keyword {positive[1]!r}", "reply": tail}
+    raise ReplyError(
+        f"no \\boxed{{A|B|C}}, letter or verdict word in the verifier's reply: {tail[:60]!r}"
+    )
+
+
+def correctness_request(doc: dict[str, Any], response: str, protocol: str) -> JudgeRequest:
+    """The correctness question of ``protocol`` for ``response`` to ``doc``."""
+    question = doc.get("edit_question") or doc.get("original_question") or ""
+    template = VERIFIER_TEMPLATES.get(protocol)
+    if template is not None:
+        # the authors' script: question = edit_question, gold_answer = answer, llm_response =
+        # the response, as they are (str.format, nothing trimmed); one user message, no
+        # system prompt, no JSON mode
+        context = {"question": question, "gold_answer": doc["answer"], "llm_response": response}
+        return JudgeRequest(
+            render(template, context),
+            None,
+            version(template),
+            system="",
+            read_reply=read_verifier_reply,
+            role=CORRECTNESS,
+        )
+    context = {"question": question, "reference": doc["answer"], "response": response}
+    return JudgeRequest(
+        render(CORRECTNESS_TEMPLATE, context),
+        CORRECTNESS_SCHEMA,
+        version(CORRECTNESS_TEMPLATE),
+        role=CORRECTNESS,
+    )
+
+
 def grade_correctness(
-    doc: dict[str, Any], response: str, judge: JudgeClient | None
+    doc: dict[str, Any], response: str, judge: JudgeClient | None, protocol: str = "json_grade"
 ) -> dict[str, Any]:
-    """The judge's A/B/C grade of ``response`` against the reference answer.
+    """The correctness judge's A/B/C grade of ``response`` against the reference answer,
+    asked and read by ``protocol`` (``judges.PROTOCOLS``).
 
     ``score`` is 1.0 for A, 0.0 for B or C, None when it cannot be graded (no judge, no
-    reference answer, no reply), with the reason."""
-    reference = doc.get("answer")
-    if not reference:
-        return {"score": None, "grade": None, "reason": "no reference answer", "judge": None}
+    reference answer, no readable reply), with the reason. The record names the judge, the
+    protocol and the prompt version that graded it."""
+    unscored = {"score": None, "grade": None, "judge": None, "protocol": protocol}
+    if not doc.get("answer"):
+        return {**unscored, "reason": "no reference answer", "prompt_version": None}
+    request = correctness_request(doc, response or "", protocol)
     if judge is None:
-        return {"score": None, "grade": None, "reason": "no LLM judge is configured", "judge": None}
-    context = {
-        "question": doc.get("edit_question") or doc.get("original_question") or "",
-        "reference": reference,
-        "response": response or "",
-    }
-    request = JudgeRequest(
-        render(CORRECTNESS_TEMPLATE, context), CORRECTNESS_SCHEMA, version(CORRECTNESS_TEMPLATE)
-    )
+        reason = "no LLM judge is configured"
+        return {**unscored, "reason": reason, "prompt_version": request.prompt_version}
     reply = judge.ask(request)
-    if reply.data is None:
-        return {"score": None, "grade": None, "reason": str(reply.error), "judge": reply.provenance}
-    grade = reply.data["grade"]
-    score = 1.0 if grade == "A" else 0.0
-    return {
-        "score": score,
-        "grade": grade,
-        "reason": reply.data["reason"],
+    graded = {
         "judge": reply.provenance,
+        "protocol": protocol,
+        "prompt_version": reply.prompt_version,
     }
+    if reply.data is None:
+        return {"score": None, "grade": None, "reason": str(reply.error), **graded}
+    grade = reply.data["grade"]
+    if protocol in VERIFIER_TEMPLATES:
+        reason = (
+            f"read as {reply.data['read_as']} (verifier reply ends: {reply.data['reply'][-80:]!r})"
+        )
+    else:
+        reason = reply.data["reason"]
+    return {"score": 1.0 if grade == "A" else 0.0, "grade": grade, "reason": reason, **graded}
 
 
 def crossing(pairs: Iterable[tuple[float | None, float | None]]) -> dict[str, float]:
@@ -237,7 +315,8 @@ def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
         by_source[f"drfr_{source}"] = _drfr_parts(scores_of(log, source))
         failed = scores_unscored_as_fail(log, source)
         by_source[f"drfr_{source}_unscored_as_fail"] = _drfr_parts(failed)
-    correctness = grade_correctness(doc, results[0], judge)
+    protocol, grader = prefetch.correctness_judge_of(doc)
+    correctness = grade_correctness(doc, results[0], grader, protocol)
     return {
         "correct": _number(correctness["score"]),
         "csr": _number(sample_csr(scores)),

@@ -53,8 +53,9 @@ from omegaconf import DictConfig, OmegaConf
 
 import sci_tasks
 from sci_tasks import manifest
+from sci_tasks.metrics.judge import usage as judge_usage
 from sci_tasks.resolvers import safe_name
-from sci_tasks.score import judge_config
+from sci_tasks.score import correctness_judge_config, judge_config
 from sci_tasks.text import make_safe_in_place
 
 log = logging.getLogger("sci_tasks.app")
@@ -306,6 +307,7 @@ class Preflight:
     task_manager: Any
     sources: dict[str, str]
     judge: Any
+    correctness: Any = None  # the correctness judge role (None: the judge grades correctness)
 
 
 def preflight(cfg: DictConfig, config: dict[str, Any], choices: dict[str, Any]) -> Preflight:
@@ -315,10 +317,19 @@ def preflight(cfg: DictConfig, config: dict[str, Any], choices: dict[str, Any]) 
         judge = judge_config(cfg)
     except ValueError as exc:
         raise ConfigError(f"judge ({config_file('judge', choices)}): {exc}") from None
+    try:
+        correctness = correctness_judge_config(cfg)
+    except ValueError as exc:
+        where = config_file("correctness_judge", choices)
+        raise ConfigError(f"correctness_judge ({where}): {exc}") from None
     names = [str(t) for t in cfg.tasks.names]
     manager = sci_tasks.task_manager(
-        # the judge reaches scoring in the tasks' documents, as --metadata's would
-        metadata={**run_metadata(cfg), "judge": judge.public() if judge else None},
+        # the judges reach scoring in the tasks' documents, as --metadata's would
+        metadata={
+            **run_metadata(cfg),
+            "judge": judge.public() if judge else None,
+            "correctness_judge": correctness.settings() if correctness else None,
+        },
         # indexing lm-eval's own thousands of task files takes seconds: only when needed
         include_defaults=not all(is_ours(t) for t in names),
     )
@@ -333,7 +344,7 @@ def preflight(cfg: DictConfig, config: dict[str, Any], choices: dict[str, Any]) 
     top = [
         obj for name, obj in {**loaded["groups"], **loaded["tasks"]}.items() if name not in children
     ]
-    return Preflight(top, manager, data_sources(loaded["tasks"], cfg), judge)
+    return Preflight(top, manager, data_sources(loaded["tasks"], cfg), judge, correctness)
 
 
 def check_images(tasks: dict[str, Any], config: dict[str, Any], choices: dict[str, Any]) -> None:
@@ -412,7 +423,16 @@ def header(config: dict[str, Any], checked: Preflight, folder: Path) -> str:
         f"  limit:   {limit_line(config.get('limit')) or 'none (every sample)'}",
         f"  judge:   {judge_line(config, checked.judge)}",
     ]
+    if checked.correctness is not None:
+        lines.append(f"  correct: {correctness_line(checked.correctness)}")
     return "\n".join(lines)
+
+
+def correctness_line(correctness: Any) -> str:
+    """Who grades SciMIF's ``correct`` when the correctness judge is a role of its own."""
+    judge = correctness.judge
+    where = f"{judge.model} at {shown_url(judge.base_url)}" if judge else "the judge's server"
+    return f"{correctness.protocol} ({where})"
 
 
 def check_servers(config: dict[str, Any], judge: Any) -> None:
@@ -422,6 +442,28 @@ def check_servers(config: dict[str, Any], judge: Any) -> None:
         reach(str(args["base_url"]), "model server", "model.args.base_url", str(args.get("model")))
     if judge is not None:
         reach(str(judge.base_url), "judge server", "judge.base_url (or judge=none)", judge.model)
+
+
+def check_correctness_judge(correctness: Any) -> None:
+    """The correctness judge's pre-flight (the role of its own, ``correctness_judge=...``):
+    its server accepts connections, and a remote one has its key in the variable
+    ``api_key_env`` names (local servers such as vllm serve take any key). Nothing to check
+    for ``same`` or a correctness judge on the constraint judge's server."""
+    judge = correctness.judge if correctness is not None else None
+    if judge is None:
+        return
+    host = urlsplit(judge.base_url).hostname or ""
+    if not is_loopback(host) and not os.environ.get(judge.api_key_env):
+        raise ConfigError(
+            f"correctness_judge.api_key_env: {judge.api_key_env} is not set (the key for "
+            f"{shown_url(judge.base_url)}); export it or name another variable"
+        )
+    reach(
+        str(judge.base_url),
+        "correctness judge server",
+        "correctness_judge.base_url (or correctness_judge=same)",
+        judge.model,
+    )
 
 
 def connection_failure(exc: BaseException) -> BaseException | None:
@@ -630,12 +672,20 @@ def run(cfg: DictConfig) -> None:
         report_outcome(folder, "skipped", "unchanged since it finished")
         return
     write_snapshot(cfg, hydra_cfg, folder)
-    manifest.write(folder, manifest.build(config, overrides, None, metadata, "running", data=data))
+    ledger = judge_usage.start()  # what the judges cost in this job (manifest usage.judge)
+
+    def with_usage(built: dict[str, Any]) -> dict[str, Any]:
+        return {**built, "usage": {"judge": ledger.summary()}}
+
+    manifest.write(
+        folder, with_usage(manifest.build(config, overrides, None, metadata, "running", data=data))
+    )
     checked = None
     try:
         checked = preflight(cfg, config, choices)  # before any model is loaded
         print(header(config, checked, folder), flush=True)
         check_servers(config, checked.judge)
+        check_correctness_judge(checked.correctness)
         results = evaluate(cfg, folder, checked)
     except Exception as exc:  # one job's failure is recorded, never lost in a sweep
         error = explain(exc, config)
@@ -643,16 +693,21 @@ def run(cfg: DictConfig) -> None:
         if verbose():
             traceback.print_exc()
         manifest.write(
-            folder, manifest.build(config, overrides, None, metadata, "failed", error, data)
+            folder,
+            with_usage(manifest.build(config, overrides, None, metadata, "failed", error, data)),
         )
         print(f"FAILED {folder}: {error}", file=sys.stderr)
         _failed.append(f"{folder.name}: {error}")
         report_outcome(folder, "failed", error)
         return
-    manifest.write(folder, manifest.build(config, overrides, results, metadata, "done", data=data))
+    manifest.write(
+        folder, with_usage(manifest.build(config, overrides, results, metadata, "done", data=data))
+    )
     report_outcome(folder, "done", "")
     if results:
         print(results_table(results, judged=checked.judge is not None))
+        for line in judge_usage.summary_lines(ledger.summary()):
+            print(line)
         if cfg.get("limit") is not None:
             print(limit_line(cfg.limit))
         print(f"results, samples and manifest: {folder}")

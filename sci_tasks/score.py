@@ -30,11 +30,12 @@ from omegaconf import DictConfig, OmegaConf
 
 import sci_tasks
 import sci_tasks.resolvers
-from sci_tasks import benchmarks
+from sci_tasks import benchmarks, manifest
 from sci_tasks.data.jsonl import read_logged
 from sci_tasks.data.locate import samples_dir
 from sci_tasks.metrics import judge as judges
-from sci_tasks.metrics.judge import JudgeConfig
+from sci_tasks.metrics.judge import CorrectnessJudge, JudgeConfig
+from sci_tasks.metrics.judge import usage as judge_usage
 
 log = logging.getLogger("sci_tasks.score")
 _RESULTS = re.compile(r"^results_(?P<ts>.+)\.json$")
@@ -59,7 +60,11 @@ def our_names() -> frozenset[str]:
     )
 
 
-def load_ours(names: list[str], judge: JudgeConfig | None = None) -> dict[str, Any]:
+def load_ours(
+    names: list[str],
+    judge: JudgeConfig | None = None,
+    correctness: CorrectnessJudge | None = None,
+) -> dict[str, Any]:
     """lm-eval's task and group objects for ``names`` (``TaskManager.load``: ``tasks``,
     ``groups``), built with ``judge`` in their metadata.
 
@@ -68,7 +73,11 @@ def load_ours(names: list[str], judge: JudgeConfig | None = None) -> dict[str, A
     location (a hub id offline, a folder on another machine) to be reachable."""
     bundled = {b.data_key: str(samples_dir(b.name)) for b in benchmarks.all_benchmarks()}
     manager = sci_tasks.task_manager(
-        metadata={**bundled, "judge": judge.public() if judge else None},
+        metadata={
+            **bundled,
+            "judge": judge.public() if judge else None,
+            "correctness_judge": correctness.settings() if correctness else None,
+        },
         include_defaults=False,
     )
     return manager.load(names)
@@ -85,7 +94,12 @@ def task_scoring(task: str) -> TaskScoring | None:
     return scoring_of(load_ours([task])["tasks"][task])
 
 
-def rescore_run(run_dir: Path, out_dir: Path, judge: JudgeConfig | None) -> list[Path]:
+def rescore_run(
+    run_dir: Path,
+    out_dir: Path,
+    judge: JudgeConfig | None,
+    correctness: CorrectnessJudge | None = None,
+) -> list[Path]:
     """Re-score every run found under ``run_dir`` with ``judge``; returns the results files."""
     written = []
     results_files = sorted(  # the model's own runs, not earlier re-scores
@@ -99,7 +113,7 @@ def rescore_run(run_dir: Path, out_dir: Path, judge: JudgeConfig | None) -> list
         original = json.loads(results_file.read_text(encoding="utf-8"))
         target = out_dir / results_file.parent.relative_to(run_dir)
         target.mkdir(parents=True, exist_ok=True)
-        new = _rescore_one(results_file.parent, ts["ts"], original, target, judge)
+        new = _rescore_one(results_file.parent, ts["ts"], original, target, judge, correctness)
         path = target / f"results_{datetime.now().isoformat().replace(':', '-')}.json"
         path.write_text(
             json.dumps(new, indent=2, default=str, ensure_ascii=False), encoding="utf-8"
@@ -109,7 +123,12 @@ def rescore_run(run_dir: Path, out_dir: Path, judge: JudgeConfig | None) -> list
 
 
 def _rescore_one(
-    folder: Path, ts: str, original: dict[str, Any], target: Path, judge: JudgeConfig | None
+    folder: Path,
+    ts: str,
+    original: dict[str, Any],
+    target: Path,
+    judge: JudgeConfig | None,
+    correctness: CorrectnessJudge | None = None,
 ) -> dict[str, Any]:
     client = judges.client_for(judge)
     calls_before = client.calls if client else 0
@@ -122,10 +141,12 @@ def _rescore_one(
         and (folder / f"samples_{task}_{ts}.jsonl").is_file()
     ]
     groups = [g for g in subtasks_of if g in our_names()]
-    loaded: dict[str, Any] = load_ours(groups, judge) if groups else {"tasks": {}, "groups": {}}
+    loaded: dict[str, Any] = (
+        load_ours(groups, judge, correctness) if groups else {"tasks": {}, "groups": {}}
+    )
     alone = [t for t in ours if t not in loaded["tasks"]]
     if alone:
-        loaded["tasks"] = {**loaded["tasks"], **load_ours(alone, judge)["tasks"]}
+        loaded["tasks"] = {**loaded["tasks"], **load_ours(alone, judge, correctness)["tasks"]}
     bootstrap_iters = int(original.get("config", {}).get("bootstrap_iters", 100000) or 0)
     results: dict[str, Any] = {}
     rescored, carried = [], []
@@ -138,7 +159,9 @@ def _rescore_one(
                 carried.append(task)
             continue
         scoring = scoring_of(task_obj)
-        results[task] = _rescore_task(task, samples_file, scoring, target, judge, bootstrap_iters)
+        results[task] = _rescore_task(
+            task, samples_file, scoring, target, judge, bootstrap_iters, correctness
+        )
         rescored.append(task)
     for name, group in loaded["groups"].items():
         leaves = [t.task_name for t in group.get_all_tasks()]
@@ -157,6 +180,7 @@ def _rescore_one(
             "tasks": rescored,
             "carried_over_unchanged": carried,
             "judge": judge.public() if judge else None,
+            "correctness_judge": correctness.public() if correctness else None,
             "judge_calls": (client.calls - calls_before) if client else 0,
             "source_results": str(folder / f"results_{ts}.json"),
         },
@@ -170,6 +194,7 @@ def _rescore_task(
     target: Path,
     judge: JudgeConfig | None,
     bootstrap_iters: int,
+    correctness: CorrectnessJudge | None = None,
 ) -> dict[str, Any]:
     from lm_eval.api.metrics import stderr_for_metric
 
@@ -182,13 +207,16 @@ def _rescore_task(
             changed,
         )
     for sample in samples:  # the judge is handed to scoring in the document (judges.with_judge)
-        sample["doc"] = judges.with_judge(sample["doc"], judge)
+        sample["doc"] = judges.with_judge(sample["doc"], judge, correctness)
 
     def score(sample: dict[str, Any]) -> dict[str, Any]:
         return scoring.process_results(sample["doc"], list(sample["filtered_resps"]))
 
     # Samples in parallel: each one's judge calls run inside; the pool bounds concurrency.
-    workers = judge.concurrency if judge else 1
+    workers = max(
+        judge.concurrency if judge else 1,
+        correctness.judge.concurrency if correctness and correctness.judge else 1,
+    )
     with ThreadPoolExecutor(max_workers=workers) as pool:
         per_sample = list(pool.map(score, samples))
     values: dict[tuple[str, str], list[Any]] = {}
@@ -214,6 +242,39 @@ def _rescore_task(
     return out
 
 
+def correctness_judge_config(cfg: DictConfig) -> CorrectnessJudge | None:
+    """The ``correctness_judge`` group (None: ``same``, the constraint judge grades)."""
+    node = cfg.get("correctness_judge")
+    settings = OmegaConf.to_container(node, resolve=True) if node else None
+    if not isinstance(settings, dict):
+        return None
+    return CorrectnessJudge.from_mapping({str(k): v for k, v in settings.items()})
+
+
+def score_manifest(
+    overrides: list[str],
+    run_dir: Path,
+    written: list[Path],
+    judge: JudgeConfig | None,
+    correctness: CorrectnessJudge | None,
+    usage: dict[str, Any],
+) -> dict[str, Any]:
+    """sci-score's own ``manifest.json`` (in its output folder): what re-scored which run,
+    with which judges, and what the judges cost (``usage.judge``, per role)."""
+    return {
+        "kind": "sci-score",
+        "status": "done",
+        "written": datetime.now().astimezone().isoformat(timespec="seconds"),
+        "command": ["sci-score", *overrides],
+        "overrides": overrides,
+        "run_dir": str(run_dir),
+        "results": [str(p) for p in written],
+        "judge": judge.public() if judge else None,
+        "correctness_judge": correctness.public() if correctness else None,
+        "usage": {"judge": usage},
+    }
+
+
 def judge_config(cfg: DictConfig) -> JudgeConfig | None:
     settings = OmegaConf.to_container(cfg.judge, resolve=True) if cfg.get("judge") else None
     if not isinstance(settings, dict) or not settings.get("model"):
@@ -227,11 +288,18 @@ def main(cfg: DictConfig) -> None:
 
     run_dir = Path(cfg.run_dir).expanduser().resolve()
     out_dir = Path(HydraConfig.get().runtime.output_dir)
-    written = rescore_run(run_dir, out_dir, judge_config(cfg))
+    judge, correctness = judge_config(cfg), correctness_judge_config(cfg)
+    ledger = judge_usage.start()  # what the judges cost in this re-score
+    written = rescore_run(run_dir, out_dir, judge, correctness)
+    usage = ledger.summary()
+    overrides = [str(o) for o in HydraConfig.get().overrides.task]
+    manifest.write(out_dir, score_manifest(overrides, run_dir, written, judge, correctness, usage))
     for path in written:
         results = json.loads(path.read_text(encoding="utf-8"))
         print(make_table(results))
         print(f"re-scored results: {path}")
+    for line in judge_usage.summary_lines(usage):
+        print(line)
 
 
 if __name__ == "__main__":

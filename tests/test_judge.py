@@ -236,6 +236,7 @@ def test_extraction_accepts_only_spans_copied_from_the_response(tmp_path: Path) 
 
 def test_correctness_is_graded_by_the_judge_only_a_counts(tmp_path: Path) -> None:
     from sci_tasks.metrics.scimif import grade_correctness
+    from sci_tasks.prompts import version
 
     doc = {"edit_question": "What is 2 + 2?", "answer": "4"}
     assert grade_correctness({"answer": None}, "4", None)["reason"] == "no reference answer"
@@ -244,6 +245,8 @@ def test_correctness_is_graded_by_the_judge_only_a_counts(tmp_path: Path) -> Non
         "grade": None,
         "reason": "no LLM judge is configured",
         "judge": None,
+        "protocol": "json_grade",
+        "prompt_version": version("judge/scimif_correctness.jinja"),
     }
     with katan(tmp_path) as server:
         # the server's schema-shaped answer takes the first enum value: grade "A"

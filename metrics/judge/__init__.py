@@ -9,13 +9,24 @@ there, because lm-eval hands ``--metadata`` only to ``custom_dataset`` and calls
 it scores (``config_of``) and gets a client from ``client_for``: a cache of clients keyed by
 settings, not a judge in force. ``sci-score`` puts its own judge in the documents it re-scores
 (``with_judge``). No judge: judge-scored checks are reported unscored.
+
+SciMIF answer correctness has a judge role of its own, carried the same way: the
+correctness judge (``resolve_correctness``: ``metadata["correctness_judge"]``, the same
+settings as ``judge`` plus ``protocol``, else ``SCI_TASKS_CORRECTNESS_JUDGE_*``) rides in
+``CORRECTNESS_FIELD`` beside the judge (``document_fields`` gives both, so whatever carries
+one carries the other), and scoring reads it with ``correctness_of``. None (Hydra's
+``correctness_judge=same``): the constraint judge grades correctness too, with the project's
+own prompt. A correctness judge without a ``model`` uses the constraint judge's server with
+its own protocol.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -28,6 +39,62 @@ from sci_tasks.metrics.judge.client import (
 )
 
 JUDGE_FIELD = "judge_settings"  # the document field: JSON text of JudgeConfig.public(), or None
+# the document field of the correctness judge: JSON text of CorrectnessJudge.public(), or None
+CORRECTNESS_FIELD = "correctness_judge_settings"
+CORRECTNESS_ENV_PREFIX = "SCI_TASKS_CORRECTNESS_JUDGE_"
+
+# How correctness is asked and read (metrics.scimif.grade_correctness):
+#   json_grade: the project's prompt (templates/judge/scimif_correctness.jinja), a JSON reply
+#   compass_verifier / compass_verifier_cot: CompassVerifier's documented prompt (and its
+#   chain-of-thought variant), a free-text reply ending in \boxed{A|B|C}
+PROTOCOLS = ("json_grade", "compass_verifier", "compass_verifier_cot")
+SAME = "same"  # Hydra's correctness_judge=same: no correctness judge of its own
+
+
+@dataclass(frozen=True)
+class CorrectnessJudge:
+    """The correctness role: a protocol and the judge that answers it (None: the constraint
+    judge of the run)."""
+
+    protocol: str
+    judge: JudgeConfig | None = None
+
+    def __post_init__(self) -> None:
+        if self.protocol not in PROTOCOLS:
+            raise ValueError(
+                f"correctness_judge.protocol must be one of {', '.join(PROTOCOLS)} "
+                f"(or {SAME!r}: the constraint judge grades correctness), not {self.protocol!r}"
+            )
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> CorrectnessJudge | None:
+        """``{"protocol": ..., <judge settings>}``; None for protocol ``same``."""
+        settings = {k: v for k, v in values.items() if v is not None}
+        protocol = str(settings.pop("protocol", None) or "compass_verifier")
+        if protocol == SAME:
+            if settings.get("model"):
+                raise ValueError(
+                    "correctness_judge protocol 'same' takes no model: the constraint judge "
+                    "grades correctness (give a protocol, e.g. compass_verifier, to use "
+                    f"{settings['model']!r})"
+                )
+            return None
+        if not settings.get("model"):
+            if settings:  # settings for no judge would be silently ignored
+                raise ValueError(
+                    f"correctness_judge settings ({', '.join(sorted(settings))}) need a model; "
+                    "without one the constraint judge's server answers"
+                )
+            return cls(protocol)
+        return cls(protocol, JudgeConfig.from_mapping(settings))
+
+    def public(self) -> dict[str, Any]:
+        """What may be written to results: the protocol and the judge's settings, no key."""
+        return {"protocol": self.protocol, "judge": self.judge.public() if self.judge else None}
+
+    def settings(self) -> dict[str, Any]:
+        """The ``--metadata "correctness_judge"`` form (``from_mapping`` reads it back)."""
+        return {"protocol": self.protocol, **(self.judge.public() if self.judge else {})}
 
 
 def resolve(
@@ -45,14 +112,64 @@ def resolve(
     return JudgeConfig.from_env(environ)
 
 
+def resolve_correctness(
+    metadata: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
+) -> CorrectnessJudge | None:
+    """The correctness judge of a run: ``metadata["correctness_judge"]`` when that key is
+    given (null, ``{}`` or protocol ``same``: none), else ``SCI_TASKS_CORRECTNESS_JUDGE_*``
+    (``..._PROTOCOL``, ``..._MODEL``, ``..._BASE_URL``, ...). None: the constraint judge
+    grades correctness with the project's prompt."""
+    if metadata is not None and "correctness_judge" in metadata:
+        settings = metadata["correctness_judge"]
+        if not settings:
+            return None
+        if not isinstance(settings, Mapping):
+            raise ValueError(
+                '--metadata "correctness_judge" must be an object of judge settings plus protocol'
+            )
+        return CorrectnessJudge.from_mapping(settings)
+    env = os.environ if environ is None else environ
+    found = {
+        key[len(CORRECTNESS_ENV_PREFIX) :].lower(): value
+        for key, value in env.items()
+        if key.startswith(CORRECTNESS_ENV_PREFIX) and not key.endswith("_KEY")
+    }
+    if not found.get("protocol") and not found.get("model"):
+        return None
+    return CorrectnessJudge.from_mapping(found)
+
+
 def settings_text(config: JudgeConfig | None) -> str | None:
     """What a document carries for ``config``: its public settings as JSON (no key)."""
     return None if config is None else json.dumps(config.public(), sort_keys=True)
 
 
-def with_judge(doc: Mapping[str, Any], config: JudgeConfig | None) -> dict[str, Any]:
-    """``doc`` carrying ``config`` (None: no judge) for scoring."""
-    return {**doc, JUDGE_FIELD: settings_text(config)}
+def correctness_text(correctness: CorrectnessJudge | None) -> str | None:
+    """What a document carries for the correctness judge (None: the constraint judge's)."""
+    return None if correctness is None else json.dumps(correctness.public(), sort_keys=True)
+
+
+def document_fields(metadata: Mapping[str, Any] | None) -> dict[str, str | None]:
+    """Every judge field a task's documents carry, resolved once from ``--metadata`` / the
+    environment: the constraint judge and the correctness judge."""
+    return {
+        JUDGE_FIELD: settings_text(resolve(metadata)),
+        CORRECTNESS_FIELD: correctness_text(resolve_correctness(metadata)),
+    }
+
+
+def with_judge(
+    doc: Mapping[str, Any],
+    config: JudgeConfig | None,
+    correctness: CorrectnessJudge | None = None,
+) -> dict[str, Any]:
+    """``doc`` carrying ``config`` (None: no judge) and ``correctness`` (None: the constraint
+    judge grades correctness) for scoring."""
+    return {
+        **doc,
+        JUDGE_FIELD: settings_text(config),
+        CORRECTNESS_FIELD: correctness_text(correctness),
+    }
 
 
 def config_of(doc: Mapping[str, Any]) -> JudgeConfig | None:
@@ -65,6 +182,28 @@ def config_of(doc: Mapping[str, Any]) -> JudgeConfig | None:
 def _parse_settings(text: str) -> JudgeConfig | None:
     settings = json.loads(text)
     return JudgeConfig.from_mapping(settings) if settings else None
+
+
+def correctness_of(doc: Mapping[str, Any]) -> tuple[str, JudgeConfig | None]:
+    """How ``doc``'s answer is graded: (protocol, judge). A document without a correctness
+    judge of its own (``same``, or logged before the role existed): the constraint judge,
+    with the project's prompt; one without a judge model: the constraint judge's server."""
+    text = doc.get(CORRECTNESS_FIELD)
+    correctness = _parse_correctness(text) if isinstance(text, str) and text else None
+    if correctness is None:
+        return "json_grade", config_of(doc)
+    return correctness.protocol, correctness.judge or config_of(doc)
+
+
+@lru_cache(maxsize=64)
+def _parse_correctness(text: str) -> CorrectnessJudge | None:
+    settings = json.loads(text)
+    if not settings:
+        return None
+    judge = settings.get("judge")
+    return CorrectnessJudge(
+        settings["protocol"], JudgeConfig.from_mapping(judge) if judge else None
+    )
 
 
 _clients: dict[JudgeConfig, JudgeClient] = {}
@@ -85,15 +224,22 @@ def client_for(config: JudgeConfig | None) -> JudgeClient | None:
 
 
 __all__ = [
+    "CORRECTNESS_FIELD",
     "JUDGE_FIELD",
+    "PROTOCOLS",
+    "CorrectnessJudge",
     "JudgeClient",
     "JudgeConfig",
     "JudgeReply",
     "JudgeRequest",
     "client_for",
     "config_of",
+    "correctness_of",
+    "correctness_text",
+    "document_fields",
     "parse_strict",
     "resolve",
+    "resolve_correctness",
     "settings_text",
     "with_judge",
 ]

@@ -5,7 +5,10 @@ What it guarantees (spec ``judges.md``):
 * configuration is data (``JudgeConfig``); the key is read from the environment variable
   the config NAMES, at call time, and is never stored, cached, logged or written out;
 * replies are structured (JSON schema) and parsed strictly: the whole reply must be one
-  JSON object valid against the schema; anything else is retried, then unscored;
+  JSON object valid against the schema; anything else is retried, then unscored. A judge
+  with a documented free-text protocol (CompassVerifier's ``\\boxed{A}``) is asked with no
+  schema, tools or ``response_format`` at all, and its reply is read by the request's own
+  reader (``JudgeRequest.read_reply``), retried and unscored the same way;
 * a disk cache of the server's raw replies, keyed by judge model + full prompt + image
   hashes + decoding settings + schema + attempt number: re-scoring the same outputs makes
   zero calls and reaches the same verdicts;
@@ -17,7 +20,8 @@ What it guarantees (spec ``judges.md``):
   written is skipped with one warning; after ``unavailable_after`` consecutive connection
   failures or timeouts the judge counts as down and its remaining verdicts are unscored at
   once (``judge unavailable``), so a dead judge costs bounded time, not attempts x timeout
-  per verdict. ``ask`` never raises.
+  per verdict. ``ask`` never raises;
+* what it cost is reported to the run's ledger (``usage``), per judge role.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import mimetypes
 import os
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -48,6 +52,7 @@ from tenacity import (
 )
 
 from sci_tasks.cache import cache_root
+from sci_tasks.metrics.judge import usage
 from sci_tasks.text import safe_text, safe_value
 
 log = logging.getLogger(__name__)
@@ -147,19 +152,25 @@ class JudgeConfig:
 
 @dataclass(frozen=True)
 class JudgeRequest:
-    """One question to the judge: prompt text, optional images, the reply's JSON schema."""
+    """One question to the judge: prompt text, optional images, the reply's JSON schema
+    (or, for a free-text protocol, no schema and the reader of the reply)."""
 
     prompt: str
-    schema: Mapping[str, Any]
+    schema: Mapping[str, Any] | None  # None: free text, read by ``read_reply``
     prompt_version: str  # the template name and version, recorded with every verdict
     system: str = "You are a careful scientific grader. Reply with one JSON object only."
     images: Sequence[str] = ()  # file paths
+    # free text: the reply's reading as a dict; raises ReplyError when it cannot be read
+    read_reply: Callable[[str], dict[str, Any]] | None = None
+    role: str = usage.CONSTRAINTS  # whose cost this is (usage.ROLES); not part of the cache key
 
     def __post_init__(self) -> None:
         # the boundary where text enters the judge: a lone surrogate from a model reply
         # could not be sent (UTF-8 request body) nor hashed into a cache key
         object.__setattr__(self, "prompt", safe_text(self.prompt))
         object.__setattr__(self, "system", safe_text(self.system))
+        if (self.schema is None) == (self.read_reply is None):
+            raise ValueError("a judge request has a JSON schema or a free-text reader, not both")
 
 
 @dataclass(frozen=True)
@@ -251,6 +262,22 @@ def reply_content(body: bytes, content_type: str = "", tool: bool = False) -> st
     return safe_text(content)
 
 
+def reported_tokens(body: bytes) -> tuple[int, int] | None:
+    """(prompt_tokens, completion_tokens) of a chat completion's ``usage``; None when the
+    body reports none (a server may not)."""
+    try:
+        completion = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    reported = completion.get("usage") if isinstance(completion, dict) else None
+    if not isinstance(reported, dict):
+        return None
+    counts = [reported.get("prompt_tokens"), reported.get("completion_tokens")]
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts):
+        return None
+    return counts[0], counts[1]
+
+
 class _Retryable(Exception):
     def __init__(self, reason: str, retry_after: float | None = None, down: bool = False) -> None:
         super().__init__(reason)
@@ -298,7 +325,19 @@ class JudgeClient:
     def ask(self, request: JudgeRequest) -> JudgeReply:
         """One verdict: up to ``max_attempts`` replies, each served from the cache when the
         same attempt of the same request was answered before. Never raises: whatever goes
-        wrong is an unscored reply with its reason."""
+        wrong is an unscored reply with its reason. The run's ledger counts the question
+        the first time the run asks it (``usage``)."""
+        ledger = usage.current()
+        try:
+            first = ledger.first_ask(request.role, self.cache_key(request))
+        except Exception:  # an unreadable image: _ask reports it, as a question of its own
+            first = True
+        reply = self._ask(request)
+        if first:
+            ledger.answered(request.role, self.config.model, reply.ok, reply.cached)
+        return reply
+
+    def _ask(self, request: JudgeRequest) -> JudgeReply:
         cfg = self.config
         sent = [False]  # whether any attempt went to the server (else: all from the cache)
         attempt = 0
@@ -377,7 +416,7 @@ class JudgeClient:
                 return self._reply_unavailable(request, attempt - 1)
             sent[0] = True
             try:
-                content = self._call(request)
+                content = self._call(request, attempt)
             except _Retryable as exc:
                 if self._count_failure(exc):
                     return self._reply_unavailable(request, attempt)
@@ -386,7 +425,11 @@ class JudgeClient:
                 log.warning("judge %s: %s", cfg.model, exc)
                 return JudgeReply(None, str(exc), cfg.model, request.prompt_version, attempt)
             self._store(key, content)
-        data = parse_strict(content, request.schema)
+        if request.read_reply is not None:
+            data = request.read_reply(content)
+        else:
+            assert request.schema is not None
+            data = parse_strict(content, request.schema)
         return JudgeReply(data, None, cfg.model, request.prompt_version, attempt, not sent[0])
 
     def _wait(self, state: RetryCallState) -> float:
@@ -455,20 +498,21 @@ class JudgeClient:
                 exc.strerror or exc,
             )
 
-    def _call(self, request: JudgeRequest) -> str:
+    def _call(self, request: JudgeRequest, attempt: int = 1) -> str:
+        ledger = usage.current()
+        ledger.call_started(request.role, retry=attempt > 1)
+        tokens: tuple[int, int] | None = None
+        try:
+            content, tokens = self._send(request)
+        finally:
+            ledger.call_ended(request.role, tokens)
+        return content
+
+    def _send(self, request: JudgeRequest) -> tuple[str, tuple[int, int] | None]:
+        """One HTTP request: the reply text and the (prompt, completion) tokens its
+        ``usage`` reports (None: none reported)."""
         cfg = self.config
-        kwargs: dict[str, Any] = {}
-        if cfg.structured_output == "json_schema":
-            kwargs["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "verdict", "schema": dict(request.schema), "strict": True},
-            }
-        elif cfg.structured_output == "tool":
-            function = {"name": "verdict", "parameters": dict(request.schema)}
-            kwargs["tools"] = [{"type": "function", "function": function}]
-            kwargs["tool_choice"] = {"type": "function", "function": {"name": "verdict"}}
-        elif cfg.structured_output == "json_object":
-            kwargs["response_format"] = {"type": "json_object", "schema": dict(request.schema)}
+        kwargs = _structured_output(cfg.structured_output, request.schema)
         with self._lock:
             self.calls += 1
         try:
@@ -498,8 +542,9 @@ class JudgeClient:
                 raise _Retryable(f"server error (HTTP {status})", _retry_after(exc)) from None
             raise _Refused(f"request refused (HTTP {status})") from None
         self._reachable()
+        tool = "tools" in kwargs  # the reply is the forced function call's arguments
         try:
-            return reply_content(body, content_type, tool=cfg.structured_output == "tool")
+            return reply_content(body, content_type, tool=tool), reported_tokens(body)
         except MalformedReply as exc:
             raise _Retryable(f"malformed reply: {exc}") from None
 
@@ -524,13 +569,32 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
         return None  # an HTTP date: fall back to our own backoff
 
 
+def _structured_output(kind: str, schema: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The request arguments that ask the server for a reply of ``schema``; none at all for
+    a free-text request (``schema`` None): no ``response_format``, no tools."""
+    if schema is None or kind == "none":
+        return {}
+    if kind == "json_schema":
+        spec = {"name": "verdict", "schema": dict(schema), "strict": True}
+        return {"response_format": {"type": "json_schema", "json_schema": spec}}
+    if kind == "tool":
+        function = {"name": "verdict", "parameters": dict(schema)}
+        return {
+            "tools": [{"type": "function", "function": function}],
+            "tool_choice": {"type": "function", "function": {"name": "verdict"}},
+        }
+    return {"response_format": {"type": "json_object", "schema": dict(schema)}}
+
+
 def _messages(request: JudgeRequest) -> list[dict[str, Any]]:
     content: Any = request.prompt
     if request.images:
         content = [{"type": "text", "text": request.prompt}] + [
             {"type": "image_url", "image_url": {"url": _data_url(p)}} for p in request.images
         ]
-    return [{"role": "system", "content": request.system}, {"role": "user", "content": content}]
+    user = {"role": "user", "content": content}
+    # no system message when a protocol has none (CompassVerifier: one user message)
+    return [{"role": "system", "content": request.system}, user] if request.system else [user]
 
 
 def _data_url(path: str) -> str:

@@ -13,7 +13,11 @@ SciGen-Verify explanation and edit, SciGen-Rubric matching) is sent, at most
 ``concurrency`` at a time, exactly as the scoring itself builds it. The scoring that
 follows finds each reply in the judge client's cache (disk, or this run's in-memory memo
 with ``cache: false``) and reaches the same verdicts, reasons and cache files as a
-one-at-a-time run. ``sci-score`` calls ``send`` before it re-scores a task.
+one-at-a-time run. ``sci-score`` re-scores through the same ``process_results``.
+
+Two judge roles may be in force (``judges.correctness_of``): SciMIF's correctness questions
+go to the correctness judge, in a pool bounded by its own ``concurrency``, at the same time
+as the constraint questions go to the constraint judge.
 
 Why wait for scoring instead of sending in the filter: a ``--predict_only`` run applies the
 filters too but never scores, and it must not call the judge (generate now, judge later).
@@ -38,12 +42,16 @@ from sci_tasks.metrics.judge.client import JudgeClient, JudgeReply, JudgeRequest
 log = logging.getLogger(__name__)
 
 Work = Callable[[JudgeClient], object]  # one unit of scoring that may ask the judge
+CONSTRAINTS, CORRECTNESS = "constraints", "correctness"  # which judge a unit of work asks
 
 
 # --- what each benchmark's scoring asks ------------------------------------------------------
 
 
-def _scimif_work(doc: Mapping[str, Any], response: str) -> Iterable[Work]:
+Units = Iterable[tuple[str, Work]]  # (the role whose judge it asks, the work)
+
+
+def _scimif_work(doc: Mapping[str, Any], response: str) -> Units:
     from sci_tasks.metrics import scimif
     from sci_tasks.metrics.constraints.registry import Kind, evaluate, resolve
 
@@ -53,23 +61,24 @@ def _scimif_work(doc: Mapping[str, Any], response: str) -> Iterable[Work]:
         # rule-kind checkers never ask the judge; judge-kind ones do, and extract- and
         # RDKit-kind ones may (to copy a span out of the response)
         if constraint is not None and constraint.kind is not Kind.RULE:
-            yield partial(evaluate, name, inp)
-    yield partial(scimif.grade_correctness, doc, response)
+            yield CONSTRAINTS, partial(evaluate, name, inp)
+    protocol, _ = judges.correctness_of(doc)
+    yield CORRECTNESS, partial(scimif.grade_correctness, doc, response, protocol=protocol)
 
 
-def _verify_work(doc: Mapping[str, Any], response: str) -> Iterable[Work]:
+def _verify_work(doc: Mapping[str, Any], response: str) -> Units:
     from sci_tasks.metrics import verify
 
-    yield partial(verify.score_sample, doc, response)
+    yield CONSTRAINTS, partial(verify.score_sample, doc, response)
 
 
-def _rubric_work(doc: Mapping[str, Any], response: str) -> Iterable[Work]:
+def _rubric_work(doc: Mapping[str, Any], response: str) -> Units:
     from sci_tasks.metrics import rubric
 
-    yield partial(rubric.score_rubric, doc, response)
+    yield CONSTRAINTS, partial(rubric.score_rubric, doc, response)
 
 
-BENCHMARKS: dict[str, Callable[[Mapping[str, Any], str], Iterable[Work]]] = {
+BENCHMARKS: dict[str, Callable[[Mapping[str, Any], str], Units]] = {
     "scimif": _scimif_work,
     "scigen_verify": _verify_work,
     "scigen_rubric": _rubric_work,
@@ -130,36 +139,60 @@ def send(
     docs: Sequence[Mapping[str, Any]],
     responses: Sequence[str],
     judge: JudgeClient | None,
+    correctness: JudgeClient | None = None,
 ) -> int:
-    """Ask every judge question that scoring ``responses`` to ``docs`` will ask, at most
-    ``judge.config.concurrency`` at a time; returns the number of units of work run.
-    Nothing is sent without a judge or at concurrency 1 (scoring asks as it goes)."""
-    if judge is None or judge.config.concurrency < 2:
+    """Ask every judge question that scoring ``responses`` to ``docs`` will ask: the
+    constraint questions of ``judge``, at most ``judge.config.concurrency`` at a time, and
+    SciMIF's correctness questions of ``correctness`` (default: ``judge``), bounded by its
+    own concurrency, both at once; returns the number of units of work run. A role without
+    a judge, or at concurrency 1, sends nothing here (scoring asks as it goes)."""
+    clients = {CONSTRAINTS: judge, CORRECTNESS: correctness or judge}
+    asking = {
+        role: client
+        for role, client in clients.items()
+        if client is not None and client.config.concurrency >= 2
+    }
+    if not asking:
         return 0
     from sci_tasks.metrics.constraints.registry import registered
 
     registered()  # import every checker module before the threads start
     work_of = BENCHMARKS[benchmark]
-    once = cast(JudgeClient, _OnceEach(judge))
-    units = [unit for doc, resp in zip(docs, responses, strict=True) for unit in work_of(doc, resp)]
+    # one pool per distinct client (a judge serving both roles bounds both together)
+    pools: dict[JudgeClient, list[Work]] = {}
+    for doc, response in zip(docs, responses, strict=True):
+        for role, unit in work_of(doc, response):
+            client = asking.get(role)
+            if client is not None:
+                pools.setdefault(client, []).append(unit)
+    units = sum(len(work) for work in pools.values())
 
-    def run(unit: Work) -> None:
+    def run(once: JudgeClient, unit: Work) -> None:
         try:
             unit(once)
         except Exception as exc:  # the real scoring meets it again and reports it
             log.debug("judge prefetch: %s: %s", type(exc).__name__, exc)
 
-    with ThreadPoolExecutor(max_workers=judge.config.concurrency) as pool:
-        list(pool.map(run, units))
-    return len(units)
+    def run_pool(client: JudgeClient, work: list[Work]) -> None:
+        once = cast(JudgeClient, _OnceEach(client))
+        with ThreadPoolExecutor(max_workers=client.config.concurrency) as pool:
+            list(pool.map(partial(run, once), work))
+
+    if len(pools) == 1:
+        run_pool(*next(iter(pools.items())))
+    else:
+        with ThreadPoolExecutor(max_workers=len(pools)) as outer:
+            list(outer.map(lambda item: run_pool(*item), pools.items()))
+    return units
 
 
 # --- the lm-eval seam: a filter that schedules, scoring that sends ----------------------------
 
 _lock = threading.Lock()
 _batches = itertools.count()
-# number -> (benchmark, judge, documents, responses)
-_pending: dict[int, tuple[str, JudgeClient, list[Mapping[str, Any]], list[str]]] = {}
+Judges = tuple[JudgeClient | None, JudgeClient | None]  # (constraint judge, correctness judge)
+# number -> (benchmark, judges, documents, responses)
+_pending: dict[int, tuple[str, Judges, list[Mapping[str, Any]], list[str]]] = {}
 _batch_of: dict[str, int] = {}  # fingerprint of (doc, response) -> batch number
 
 
@@ -173,13 +206,24 @@ def judge_of(doc: Mapping[str, Any]) -> JudgeClient | None:
     return judges.client_for(judges.config_of(doc))
 
 
+def correctness_judge_of(doc: Mapping[str, Any]) -> tuple[str, JudgeClient | None]:
+    """(protocol, client) grading ``doc``'s answer (``judges.correctness_of``)."""
+    protocol, config = judges.correctness_of(doc)
+    return protocol, judges.client_for(config)
+
+
+def _concurrent(client: JudgeClient | None) -> bool:
+    return client is not None and client.config.concurrency >= 2
+
+
 def schedule(benchmark: str, docs: Sequence[Mapping[str, Any]], responses: Sequence[str]) -> None:
-    """Remember a task's documents and responses, by judge; ``judge_in_force`` sends them."""
-    batches: dict[JudgeClient, tuple[list[Mapping[str, Any]], list[str]]] = {}
+    """Remember a task's documents and responses, by judges; ``judge_in_force`` sends them."""
+    batches: dict[Judges, tuple[list[Mapping[str, Any]], list[str]]] = {}
     for doc, response in zip(docs, responses, strict=True):
         judge = judge_of(doc)
-        if judge is not None and judge.config.concurrency >= 2:
-            batch_docs, batch_responses = batches.setdefault(judge, ([], []))
+        correctness = correctness_judge_of(doc)[1] if benchmark == "scimif" else None
+        if _concurrent(judge) or _concurrent(correctness):
+            batch_docs, batch_responses = batches.setdefault((judge, correctness), ([], []))
             batch_docs.append(doc)
             batch_responses.append(response)
     with _lock:
@@ -200,10 +244,10 @@ def judge_in_force(doc: Mapping[str, Any], response: object) -> JudgeClient | No
         number = _batch_of.get(_fingerprint(doc, response))
         batch = _pending.pop(number, None) if number is not None else None
         if batch is not None:
-            benchmark, batch_judge, docs, responses = batch
+            benchmark, (batch_judge, batch_correctness), docs, responses = batch
             for d, r in zip(docs, responses, strict=True):
                 _batch_of.pop(_fingerprint(d, r), None)
-            send(benchmark, docs, responses, batch_judge)
+            send(benchmark, docs, responses, batch_judge, batch_correctness)
     return judge
 
 

@@ -11,10 +11,14 @@ from sci_tasks.metrics import judge as judges
 
 
 def with_judge(data: datasets.DatasetDict, metadata: Mapping[str, Any]) -> datasets.DatasetDict:
-    """Every document carrying the task's judge, resolved once here from ``--metadata`` /
-    the environment (``judges.resolve``): ``custom_dataset`` is the one hook lm-eval hands
+    """Every document carrying the task's judges (the constraint judge and the correctness
+    judge), resolved once here from ``--metadata`` / the environment
+    (``judges.document_fields``): ``custom_dataset`` is the one hook lm-eval hands
     ``--metadata``, and scoring sees only the document. Settings only, never a key."""
-    text = judges.settings_text(judges.resolve(metadata))
-    return datasets.DatasetDict(
-        {split: ds.add_column(judges.JUDGE_FIELD, [text] * len(ds)) for split, ds in data.items()}
-    )
+    fields = judges.document_fields(metadata)
+    out = {}
+    for split, ds in data.items():
+        for name, text in fields.items():
+            ds = ds.add_column(name, [text] * len(ds))
+        out[split] = ds
+    return datasets.DatasetDict(out)
