@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
 import io
 import json
 import math
@@ -40,7 +41,7 @@ from sci_tasks.report import newest_samples
 OUT_NAME = "sci-view.html"
 TEMPLATE = "view.jinja"
 _SKIP = {"scores", "report", "leaderboard"}  # sci-score / sci-report / sci-leaderboard output
-THUMB = 360  # pixels, longest side of an embedded image
+THUMB = 256  # pixels, longest side of an embedded image (shown at most 220 px wide)
 
 
 def headlines() -> dict[str, tuple[str, ...]]:
@@ -63,6 +64,7 @@ class Run:
     n_samples: dict[str, Any] = field(default_factory=dict)
     samples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # task -> records
     problems: list[str] = field(default_factory=list)
+    judge: str | None = None  # the manifest's judge.name ("none": no judge); None: no manifest
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -96,6 +98,12 @@ def read_run(root: Path, folder: Path) -> Run:
         run.model = str(data.get("model_name") or _model_of(data) or run.model)
         run.results.update(data.get("results") or {})
         run.n_samples.update(data.get("n-samples") or {})
+    config = _manifest_config(root, folder, run)
+    model = config.get("model") if isinstance(config.get("model"), dict) else {}
+    if model.get("name"):  # sci-eval's model.name, not the weights' path lm-eval logs
+        run.model = str(model["name"])
+    if isinstance(config.get("judge"), dict):
+        run.judge = str(config["judge"].get("name") or "none")
     try:
         newest = newest_samples(folder, "")
     except ValueError:  # samples here and in a deeper folder: each folder is its own run
@@ -111,6 +119,23 @@ def read_run(root: Path, folder: Path) -> Run:
             run.samples[task] = []
             run.problems.append(f"{exc} (no sample of this file is shown)")
     return run
+
+
+def _manifest_config(root: Path, folder: Path, run: Run) -> dict[str, Any]:
+    """The config of the sci-eval manifest nearest above ``folder`` (a run's
+    ``<run>/manifest.json``, a sweep job's ``<job>/manifest.json``), ``{}`` when none."""
+    for parent in (folder, *folder.parents):
+        path = parent / "manifest.json"
+        if path.is_file():
+            try:
+                config = json.loads(path.read_text(encoding="utf-8")).get("config")
+            except (OSError, ValueError, AttributeError) as exc:
+                run.problems.append(f"{path}: unreadable manifest: {exc}")
+                return {}
+            return config if isinstance(config, dict) else {}
+        if parent == root:
+            break
+    return {}
 
 
 def _model_of(results: Mapping[str, Any]) -> str | None:
@@ -196,9 +221,10 @@ def checks_of(task: str, record: Mapping[str, Any]) -> list[dict[str, Any]]:
     return []
 
 
-def values_of(record: Mapping[str, Any]) -> list[list[str]]:
+def values_of(record: Mapping[str, Any], no_judge: bool = False) -> list[list[str]]:
     """(name, value) of every per-sample value worth reading: scalar metrics, and the scalar
-    or short-list fields of a metric's record (SPM-Bench's parsed answer, ...)."""
+    or short-list fields of a metric's record (SPM-Bench's parsed answer, ...). A value the
+    sample has none of (NaN, null) reads "n/a", "n/a (no judge)" in a run without a judge."""
     out: list[list[str]] = []
     seen: set[tuple[str, str]] = set()
     for metric in record.get("metrics") or []:
@@ -215,25 +241,51 @@ def values_of(record: Mapping[str, Any]) -> list[list[str]]:
         for name, v in items:
             if isinstance(v, (dict,)) or (isinstance(v, list) and len(json.dumps(v)) > 300):
                 continue
-            text = _text(v)
+            text = _text(v, no_judge)
             if (name, text) not in seen:
                 seen.add((name, text))
                 out.append([name, text])
     return out
 
 
-def _text(value: Any) -> str:
+NO_VALUE = "n/a"
+NO_JUDGE = "n/a (no judge)"
+
+
+def _text(value: Any, no_judge: bool = False) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return NO_JUDGE if no_judge else NO_VALUE
     if isinstance(value, float):
-        return "NaN" if math.isnan(value) else f"{value:.4g}"
+        return f"{value:.4g}"
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False)
+
+
+def has_judge(run: Run) -> bool:
+    """Whether a judge took part: the manifest's ``judge.name``, else (stock lm-eval output)
+    whether any logged sample names a judge."""
+    if run.judge is not None:
+        return run.judge != "none"
+    for records in run.samples.values():
+        for record in records:
+            detail = record.get(DETAIL)
+            if not isinstance(detail, dict):
+                continue
+            correctness = detail.get("correctness")
+            if isinstance(correctness, dict) and correctness.get("judge"):
+                return True
+            if any(c.get("judge") for c in checks_of("", record)):
+                return True
+    return False
 
 
 def prompt_of(record: Mapping[str, Any]) -> str:
     """The prompt lm-eval sent: chat messages as ``[role]`` blocks, else the raw text."""
     args = (record.get("arguments") or {}).get("gen_args_0") or {}
     raw = args.get("arg_0", "")
+    if isinstance(raw, list) and len(raw) == 1 and isinstance(raw[0], str):
+        raw = raw[0]  # lm-eval logs a chat request's messages as a one-string list
     try:
         messages = json.loads(raw) if isinstance(raw, str) else raw
     except ValueError:
@@ -263,21 +315,22 @@ def image_paths(doc: Mapping[str, Any]) -> list[str]:
 
 
 def thumbnail(path: Path) -> str:
-    """A downsized copy of the image as a ``data:`` URL (PNG, or JPEG when smaller)."""
-    from PIL import Image
+    """A downsized copy of the image (longest side ``THUMB`` pixels) as a ``data:`` URL, WebP
+    (JPEG where Pillow lacks WebP): about 5 KB an image, so a page with an image on every
+    sample of the full benchmark stays small enough to open fast."""
+    from PIL import Image, features
 
     with Image.open(path) as opened:
         opened.thumbnail((THUMB, THUMB))
-        im = opened.convert("RGBA") if opened.mode in ("P", "LA") else opened.copy()
-        png = io.BytesIO()
-        im.save(png, format="PNG", optimize=True)
-        best, mime = png.getvalue(), "image/png"
-        if len(best) > 40_000:
-            jpeg = io.BytesIO()
-            im.convert("RGB").save(jpeg, format="JPEG", quality=82)
-            if len(jpeg.getvalue()) < len(best):
-                best, mime = jpeg.getvalue(), "image/jpeg"
-    return f"data:{mime};base64,{base64.b64encode(best).decode('ascii')}"
+        im = opened.convert("RGBA") if opened.mode in ("P", "LA", "PA") else opened.copy()
+    out = io.BytesIO()
+    if features.check("webp"):
+        im.save(out, format="WEBP", quality=75, method=2)
+        mime = "image/webp"
+    else:
+        im.convert("RGB").save(out, format="JPEG", quality=80)
+        mime = "image/jpeg"
+    return f"data:{mime};base64,{base64.b64encode(out.getvalue()).decode('ascii')}"
 
 
 def _first(value: Any) -> str:
@@ -301,18 +354,22 @@ def summary_rows(run: Run, task: str, iters: int) -> list[list[str]]:
     declared = headlines()
     prefix = next((p for p in declared if task.startswith(p)), None)
     names = list(declared[prefix]) if prefix else _numeric_metrics(results)
+    no_judge = not has_judge(run)
     rows = []
     for name in names:
         key = f"{name},none"
         if name in stats.SAMPLE_PARTS and any(name in r for r in records):
             est = stats.metric_estimate(name, records, iters=iters)
-            rows.append([name, stats.fmt(est), f"bootstrap over {est.n} samples"])
+            text = NO_JUDGE if no_judge and math.isnan(est.value) else stats.fmt(est)
+            rows.append([name, text, f"bootstrap over {est.n} samples"])
         elif key in results or name in results:
             value = results.get(key, results.get(name))
             err = results.get(f"{name}_stderr,none")
-            text = _text(value) if not isinstance(value, float) else stats.fmt(
-                stats.Estimate(value, err if isinstance(err, (int, float)) else math.nan, 0)
-            )  # fmt: skip
+            if isinstance(value, float) and not math.isnan(value):
+                stderr = err if isinstance(err, (int, float)) else math.nan
+                text = stats.fmt(stats.Estimate(value, stderr, 0))
+            else:
+                text = _text(value, no_judge)
             rows.append([name, text, "lm-eval" if isinstance(err, (int, float)) else "results"])
     return rows
 
@@ -328,50 +385,108 @@ def _numeric_metrics(results: Mapping[str, Any]) -> list[str]:
     return names
 
 
-def build_page(root: Path, runs: Sequence[Run], iters: int = stats.ITERS) -> str:
-    images: dict[str, str] = {}  # path -> id; the data URLs once each
-    image_data: dict[str, str] = {}
-    problems = [p for r in runs for p in r.problems]
-    samples = []
+VERDICTS = ("pass", "fail", "partial", "unscored")  # a check's verdict, by its index
+
+
+class Strings:
+    """Every text of the page once: the page refers to a string by its index (a prompt is
+    the same for every model, a check's name, group and reason repeat over thousands of
+    samples)."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def __call__(self, text: Any) -> int:
+        text = "" if text is None else str(text)
+        found = self.index.get(text)
+        if found is None:
+            found = self.index[text] = len(self.index)
+        return found
+
+    def table(self) -> list[str]:
+        return list(self.index)  # insertion order is index order
+
+
+def page_data(root: Path, runs: Sequence[Run], problems: list[str]) -> dict[str, Any]:
+    """The samples as compact data for the page's script (``templates/view.jinja``).
+
+    ``strings``: every text once; elsewhere a text is its index. ``docs``: one entry per
+    document (the page's cards: task, shown id, the samples answering it). ``samples``: one
+    row per logged sample, ``[run, model, doc, prompt, response, filtered (-1: the response
+    as is), target, scored (0/1), images, image names, checks, values]``, a check being
+    ``[name, verdict (index in VERDICTS), score, group, reason, judge]`` and a value
+    ``[name, value]``. ``images``: the downsized data URLs, each image once.
+    """
+    text = Strings()
+    image_ids: dict[str, int] = {}
+    image_data: list[str] = []
     models = list(dict.fromkeys(r.label for r in runs))  # the page's "model" filter
+    tasks = sorted({t for r in runs for t in r.samples})
+    docs: list[list[Any]] = []  # [task, shown id, sample indices] of each document
+    doc_index: dict[str, int] = {}  # sample key (task and doc_hash) -> its docs entry
+    samples: list[list[Any]] = []
     for ri, run in enumerate(runs):
+        no_judge = not has_judge(run)
         for task, records in run.samples.items():
             for record in records:
                 doc = record.get("doc") or {}
                 ids = []
-                for raw in image_paths(doc):
-                    if raw not in images:
+                paths = image_paths(doc)
+                for raw in paths:
+                    if raw not in image_ids:
                         path = Path(raw) if Path(raw).is_absolute() else run.folder / raw
-                        images[raw] = f"i{len(images)}"
+                        image_ids[raw] = len(image_data)
                         try:
-                            image_data[images[raw]] = thumbnail(path)
+                            image_data.append(thumbnail(path))
                         except (OSError, ValueError) as exc:
-                            image_data[images[raw]] = ""
+                            image_data.append("")
                             problems.append(f"image {raw} (task {task}): {exc}")
-                    ids.append(images[raw])
-                scored = any(m in record for m in record.get("metrics") or [])
+                    ids.append(image_ids[raw])
+                key = "|".join(stats.sample_key(task, record))
+                if key not in doc_index:
+                    doc_index[key] = len(docs)
+                    docs.append([tasks.index(task), text(doc.get("id", record.get("doc_id"))), []])
+                docs[doc_index[key]][2].append(len(samples))
+                response = _first(record.get("resps"))
+                filtered = _first(record.get("filtered_resps"))
+                checks = [
+                    [text(c["name"]), VERDICTS.index(c["verdict"]), c["score"],
+                     text(c["group"]), text(c["reason"]), text(c["judge"])]
+                    for c in checks_of(task, record)
+                ]  # fmt: skip
                 samples.append(
-                    {
-                        "run": ri,
-                        "model": models.index(run.label),
-                        "task": task,
-                        "doc_id": record.get("doc_id"),
-                        "key": "|".join(stats.sample_key(task, record)),
-                        "doc": str(doc.get("id", record.get("doc_id"))),
-                        "prompt": prompt_of(record),
-                        "images": ids,
-                        "image_names": [Path(p).name for p in image_paths(doc)],
-                        "response": _first(record.get("resps")),
-                        "filtered": _first(record.get("filtered_resps")),
-                        "target": _first(record.get("target")),
-                        "checks": checks_of(task, record),
-                        "values": values_of(record),
-                        "scored": scored,
-                    }
+                    [
+                        ri,
+                        models.index(run.label),
+                        doc_index[key],
+                        text(prompt_of(record)),
+                        text(response),
+                        -1 if filtered == response else text(filtered),
+                        text(_first(record.get("target"))),
+                        int(any(m in record for m in record.get("metrics") or [])),
+                        ids,
+                        [text(Path(p).name) for p in paths],
+                        checks,
+                        [[text(k), text(v)] for k, v in values_of(record, no_judge)],
+                    ]
                 )
-    tasks = sorted({t for r in runs for t in r.samples})
+    return {
+        "runs": [{"label": r.label, "folder": _rel(r.folder, root)} for r in runs],
+        "models": models,
+        "tasks": tasks,
+        "verdicts": list(VERDICTS),
+        "strings": text.table(),
+        "docs": docs,
+        "samples": samples,
+        "images": image_data,
+    }
+
+
+def build_page(root: Path, runs: Sequence[Run], iters: int = stats.ITERS) -> str:
+    problems = [p for r in runs for p in r.problems]
+    data = page_data(root, runs, problems)
     summaries = []
-    for task in tasks:
+    for task in data["tasks"]:
         rows = []
         for run in runs:
             if task in run.samples:
@@ -385,23 +500,28 @@ def build_page(root: Path, runs: Sequence[Run], iters: int = stats.ITERS) -> str
         summaries.append(
             {"task": task, "alias": _alias(runs, task), "columns": columns, "rows": rows}
         )
-    data = {
-        "runs": [{"label": r.label, "folder": _rel(r.folder, root)} for r in runs],
-        "models": models,
-        "samples": samples,
-        "images": image_data,
-    }
-    template = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    env.filters["csp_hash"] = csp_hash
     source = (files("sci_tasks.templates") / TEMPLATE).read_text(encoding="utf-8")
-    return template.from_string(source).render(
+    return env.from_string(source).render(
         title=f"sci-view: {root.name}",
         root=str(root),
         runs=runs,
         summaries=summaries,
         problems=problems,
         iters=iters,
+        page_size=PAGE_SIZE,
         data_json=script_json(data),
     )
+
+
+PAGE_SIZE = 20  # documents (cards) per page: the page builds only these
+
+
+def csp_hash(script: str) -> Markup:
+    """The CSP source that allows exactly this inline script (``'sha256-...'``)."""
+    digest = hashlib.sha256(str(script).encode("utf-8")).digest()
+    return Markup(f"'sha256-{base64.b64encode(digest).decode('ascii')}'")
 
 
 def script_json(data: Any) -> Markup:

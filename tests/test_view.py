@@ -13,6 +13,7 @@ The screenshot is kept: ``$SCI_TASKS_TEST_ARTIFACTS`` (default ``test-artifacts/
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -198,13 +199,91 @@ def test_a_sweep_folder_labels_runs_by_model_and_job(run_dir: Path, tmp_path: Pa
     assert [sorted(r.samples) for r in runs[2:]] == [["scimif_geo"], ["spm_bench_stm"]]
     page = view.write_view(sweep)
     assert page == sweep / view.OUT_NAME and page.stat().st_size > 10_000
-    data = json.loads(
+    data = page_data(page)
+    assert data["models"] == [r.label for r in runs[:3]]
+    assert {s[1] for s in data["samples"] if s[0] >= 2} == {2}  # [run, model, ...]
+
+
+def page_data(page: Path) -> dict[str, Any]:
+    return json.loads(
         page.read_text(encoding="utf-8")
         .split('<script type="application/json" id="data">')[1]
         .split("</script>")[0]
     )
-    assert data["models"] == [r.label for r in runs[:3]]
-    assert {s["model"] for s in data["samples"] if s["run"] >= 2} == {2}
+
+
+def test_page_data_is_compact_and_complete(run_dir: Path, tmp_path: Path) -> None:
+    """Each text once (the prompt both models were sent is one string), every sample a row
+    that reads back to the samples file's values."""
+    runs = view.find_runs(run_dir)
+    data = view.page_data(run_dir, runs, [])
+    strings = data["strings"]
+    assert len(strings) == len(set(strings))
+    assert len(data["samples"]) == len(samples_of(run_dir)) == len(MODELS) * len(TASKS) * LIMIT
+    assert len(data["docs"]) == len(TASKS) * LIMIT  # both models answered every document
+    for task_index, _, rows in data["docs"]:
+        assert [data["samples"][i][1] for i in rows] == [0, 1]
+        prompts = {data["samples"][i][3] for i in rows}
+        assert len(prompts) == 1 and data["tasks"][task_index] in TASKS
+    in_order = [
+        (i, t, rec) for i, r in enumerate(runs) for t, recs in r.samples.items() for rec in recs
+    ]
+    for row, (run_index, task, record) in zip(data["samples"], in_order, strict=True):
+        run, model, doc, prompt, response, filtered, target, scored, images, names, checks, _ = row
+        assert run == run_index and data["tasks"][data["docs"][doc][0]] == task
+        assert data["models"][model] == data["runs"][run]["label"]
+        assert strings[data["docs"][doc][1]] == str(record["doc"]["id"] if "id" in record["doc"]
+                                                    else record["doc_id"])  # fmt: skip
+        assert strings[target] == view._first(record["target"])
+        assert strings[response] == record["resps"][0][0]
+        assert strings[prompt] == view.prompt_of(record)
+        assert [[strings[c[0]], data["verdicts"][c[1]]] for c in checks] == [
+            [c["name"], c["verdict"]] for c in view.checks_of(task, record)
+        ]
+        assert scored == 1 and (filtered == -1 or strings[filtered] != strings[response])
+        assert len(images) == len(names) == len(view.image_paths(record["doc"]))
+    assert all(url.startswith("data:image/") for url in data["images"])
+    paths = [p for _, _, r in samples_of(run_dir) for p in view.image_paths(r["doc"])]
+    assert len(data["images"]) == len(set(paths)) == len(paths) // len(MODELS)  # each once
+
+
+def test_no_judge_reads_n_a_not_null(run_dir: Path, tmp_path: Path) -> None:
+    """``correct`` needs the judge: without one it is "n/a (no judge)" in the summary and on
+    every sample, never null / NaN; a run whose manifest names a judge says "n/a" only."""
+    runs = view.find_runs(run_dir)
+    assert not view.has_judge(runs[0])  # stock lm-eval output: no sample names a judge
+    rows = {name: text for name, text, _ in view.summary_rows(runs[0], "scimif_geo", 50)}
+    logged = runs[0].results["scimif_geo"]["correct,none"]
+    assert logged is None or math.isnan(logged)  # NaN (stock lm-eval) or null (sci-eval)
+    assert rows["correct"] == "n/a (no judge)"
+    record = runs[0].samples["scimif_geo"][0]
+    assert dict(view.values_of(record, no_judge=True))["correct"] == "n/a (no judge)"
+    assert dict(view.values_of(record))["correct"] == "n/a"
+    judged = tmp_path / "judged"
+    shutil.copytree(run_dir / "model-a", judged / "model-a")
+    manifest = {"config": {"model": {"name": "model-a"}, "judge": {"name": "local_api"}}}
+    (judged / "manifest.json").write_text(json.dumps(manifest))
+    run = view.find_runs(judged)[0]
+    assert run.judge == "local_api" and view.has_judge(run)
+    rows = {name: text for name, text, _ in view.summary_rows(run, "scimif_geo", 50)}
+    assert rows["correct"] == "n/a"
+
+
+def test_a_run_is_labelled_by_model_name_from_its_manifest(run_dir: Path, tmp_path: Path) -> None:
+    """sci-eval's ``model.name``, not the weights' path lm-eval logs as ``model_name``."""
+    run = tmp_path / "run"
+    shutil.copytree(run_dir / "model-a", run / "weights")
+    for path in (run / "weights").glob("results_*.json"):
+        results = json.loads(path.read_text())
+        results["model_name"] = "/root/.cache/sci-tasks/models/smollm2-abc123"
+        path.write_text(json.dumps(results))
+    assert [r.label for r in view.find_runs(run)] == [
+        "/root/.cache/sci-tasks/models/smollm2-abc123"
+    ]
+    manifest = {"config": {"model": {"name": "smollm2-135m"}, "judge": {"name": "none"}}}
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    (found,) = view.find_runs(run)
+    assert found.label == "smollm2-135m" and found.judge == "none"
 
 
 def test_script_json_cannot_close_its_element() -> None:
@@ -286,9 +365,15 @@ def test_page_in_chromium(run_dir: Path, browser: Any, tmp_path: Path) -> None:
     html = page.read_text(encoding="utf-8")
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:|//)""", html)  # no network
     assert HOSTILE not in html  # only ever escaped
+    # the CSP allows the page's one inline script by its hash, nothing else
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html)
+    assert csp and "unsafe-inline" not in csp.group(1).split("script-src")[1]
+    script = html.split("<script>", 1)[1].split("</script>", 1)[0]
+    assert f"script-src {view.csp_hash(script)}" in csp.group(1).replace("&#39;", "'")
     browser.get(page.as_uri())
     errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
     assert errors == []
+    assert browser.execute_script("return document.documentElement.dataset.ready") == "1"
 
     # nothing hostile ran; the text is shown as text
     assert browser.execute_script("return window.__pwned === undefined")
@@ -301,7 +386,29 @@ def test_page_in_chromium(run_dir: Path, browser: Any, tmp_path: Path) -> None:
     responses = browser.execute_script(
         "return Array.from(document.querySelectorAll('.sample pre')).map(p => p.textContent)"
     )
-    assert sum(HOSTILE in text for text in responses) >= 2  # each model's response (+ prompt)
+    assert sum(HOSTILE in text for text in responses) >= 2  # each model's response
+    # the prompt is built when opened, as text too
+    prompts = browser.find_elements("css selector", ".sample details:first-of-type > summary")
+    for summary in prompts:
+        summary.click()
+    opened = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.sample details[open] pre'))"
+        ".map(p => p.textContent)"
+    )
+    assert len(opened) == len(prompts) and sum(HOSTILE in text for text in opened) == len(MODELS)
+    assert browser.execute_script("return window.__pwned === undefined")
+
+    # no judge: `correct` reads "n/a (no judge)" in the summary and on each sample, never null
+    summary = browser.execute_script(
+        "const t = document.querySelector('table.summary[data-task=scimif_geo]');"
+        "const col = Array.from(t.rows[0].cells).findIndex(c => c.textContent === 'correct');"
+        "return Array.from(t.rows).slice(1).map(r => r.cells[col].textContent)"
+    )
+    assert summary == ["n/a (no judge)"] * len(MODELS)
+    tables = browser.execute_script(
+        "return Array.from(document.querySelectorAll('table.summary')).map(t => t.textContent)"
+    )
+    assert not any(re.search(r"\b(null|NaN)\b", text) for text in tables)
 
     samples = samples_of(run_dir)
     assert shown(browser) == len(samples) == len(MODELS) * len(TASKS) * LIMIT
@@ -321,6 +428,18 @@ def test_page_in_chromium(run_dir: Path, browser: Any, tmp_path: Path) -> None:
                 for c in view.checks_of(task, record)
             )
         return count
+
+    browser.execute_script(
+        "for (const s of document.querySelectorAll('.sample details > summary'))"
+        "  if (s.textContent === 'per-sample values') s.click();"
+    )
+    values = browser.execute_script(
+        "return Array.from(document.querySelectorAll('table.values tr'))"
+        ".map(r => Array.from(r.cells).map(c => c.textContent))"
+    )
+    assert ["correct", "n/a (no judge)"] in values and not any(
+        v[1] in ("null", "NaN") for v in values
+    )
 
     choose(browser, "f-check", "general_number_response")
     assert shown(browser) == expected("general_number_response") == len(MODELS)  # doc 1 only
@@ -359,6 +478,101 @@ def test_page_in_chromium(run_dir: Path, browser: Any, tmp_path: Path) -> None:
     assert shown(browser) == len(TASKS) * LIMIT
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
     keep_screenshot(browser, tmp_path, "sci-view-one-model.png")
+
+
+COPIES = 25  # of each geography document: 50 documents, more than a page holds
+
+
+@pytest.fixture()
+def many_documents(run_dir: Path, tmp_path: Path) -> Path:
+    """The real output with each SciMIF geography sample copied ``COPIES`` times as other
+    documents (doc_id, doc_hash and id changed, nothing else): 2 x 50 geography samples."""
+    out = tmp_path / "many"
+    for model in MODELS:
+        shutil.copytree(run_dir / model, out / model)
+        (path,) = (out / model).glob("samples_scimif_geo_*.jsonl")
+        rows = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            for k in range(COPIES):
+                copy = json.loads(line)
+                copy["doc_id"] = record["doc_id"] + LIMIT * k
+                copy["doc_hash"] = f"{record['doc_hash']}-{k}"
+                copy["doc"]["id"] = f"{record['doc']['id']}-{k}"
+                rows.append(json.dumps(copy))
+        path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return out
+
+
+@needs_chromium
+def test_paging_and_filters_over_the_data(
+    many_documents: Path, browser: Any, tmp_path: Path
+) -> None:
+    """Only the current page's cards are elements; the count and the filters cover every
+    sample, whichever page it is on; paging walks all of them."""
+    page = view.write_view(many_documents, tmp_path / "view.html", iters=50)
+    browser.get(page.as_uri())
+    samples = samples_of(many_documents)
+    n_docs = LIMIT * COPIES + (len(TASKS) - 1) * LIMIT
+    assert len(samples) == len(MODELS) * n_docs
+
+    def state() -> tuple[int, int, int, int, int]:
+        return browser.execute_script(
+            "const p = document.getElementById('page').dataset;"
+            "return [Number(document.getElementById('count').dataset.shown), Number(p.page),"
+            " Number(p.pages), document.querySelectorAll('.card').length,"
+            " document.querySelectorAll('.sample').length]"
+        )
+
+    per_page = view.PAGE_SIZE
+    assert state() == [len(samples), 1, -(-n_docs // per_page), per_page, per_page * len(MODELS)]
+    seen = []
+    for number in range(1, -(-n_docs // per_page) + 1):
+        shown, at, _, cards, _ = state()
+        assert at == number and shown == len(samples)
+        seen += browser.execute_script(
+            "return Array.from(document.querySelectorAll('.card > .head')).map(h => h.textContent)"
+        )
+        if number * per_page < n_docs:
+            browser.find_element("id", "p-next").click()
+    assert len(seen) == len(set(seen)) == n_docs  # every document once, over the pages
+    assert browser.find_element("id", "p-next").get_attribute("disabled")
+    browser.find_element("id", "p-first").click()
+    assert state()[1] == 1
+
+    # a filter over the data: the copies of document 1 (all 50 of them) from every page
+    choose(browser, "f-check", "general_number_response")
+    choose(browser, "f-verdict", "unscored")
+    shown, at, pages, cards, panels = state()
+    assert shown == len(MODELS) * COPIES and at == 1 and pages == -(-COPIES // per_page)
+    assert cards == per_page and panels == per_page * len(MODELS)
+    heads = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.card > .head')).map(h => h.textContent)"
+    )
+    assert all(re.fullmatch(r"scimif_geo · doc 1-\d+", h) for h in heads)
+    marked = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.checks tr.match'))"
+        ".map(r => r.cells[0].textContent + ' ' + r.cells[1].textContent)"
+    )
+    assert marked == ["general_number_response unscored"] * panels
+    choose(browser, "f-page-size", "50")
+    assert state() == [len(MODELS) * COPIES, 1, 1, COPIES, len(MODELS) * COPIES]
+
+    # side by side on every page; one model unticked leaves one column
+    choose(browser, "f-check", "")
+    choose(browser, "f-verdict", "")
+    browser.find_element("id", "f-paired").click()
+    assert state()[0] == len(samples)
+    columns = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.card .panels'))"
+        ".map(p => Array.from(p.children).map(c => c.querySelector('h3').textContent))"
+    )
+    assert columns == [list(MODELS)] * 50
+    browser.find_element("css selector", "#f-runs input[data-model='1']").click()
+    assert state()[0] == 0  # paired: nothing is left with one model
+    browser.find_element("id", "f-paired").click()
+    assert state()[:1] == [n_docs] and state()[4] == min(50, n_docs)
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
 
 
 def test_responses_of_every_request_type_read_as_text() -> None:
