@@ -34,6 +34,7 @@ import json
 import logging
 import math
 import os
+import signal
 import socket
 import sqlite3
 import sys
@@ -137,7 +138,8 @@ def lm_eval_arguments(cfg: DictConfig) -> dict[str, Any]:
         "model_args": plain(model.args),
         "tasks": [str(t) for t in cfg.tasks.names],
         "batch_size": model.get("batch_size", 1),
-        "device": model.get("device"),
+        "max_batch_size": model.get("max_batch_size"),  # the bound of batch_size=auto
+        "device": run_device(model),
         "limit": cfg.get("limit"),
         "gen_kwargs": plain(model.get("gen_kwargs")) or None,
         "apply_chat_template": bool(model.get("apply_chat_template", False)),
@@ -232,12 +234,54 @@ def resolved_config(cfg: DictConfig, choices: dict[str, Any]) -> dict[str, Any]:
         ) from exc
 
 
+def limit_problem(limit: Any) -> str | None:
+    """Why ``limit`` cannot be used (lm-eval takes a count >= 1 or a fraction in (0, 1));
+    None when it can. lm-eval would fail only after the contexts are built."""
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, (int, float)) or limit != limit:
+        return f"{limit!r} is not a number"
+    if limit <= 0:
+        return f"{limit!r} is not positive (a sample count >= 1, or a fraction such as 0.1)"
+    if isinstance(limit, float) and limit >= 1 and not limit.is_integer():
+        return f"{limit!r} is neither a whole sample count nor a fraction below 1"
+    return None
+
+
+def check_limit(config: dict[str, Any]) -> None:
+    problem = limit_problem(config.get("limit"))
+    if problem:
+        raise ConfigError(f"limit={config.get('limit')} (config.yaml): {problem}")
+
+
+LOCAL_BACKENDS = ("hf", "hf-multimodal")  # lm-eval backends that load weights in-process
+
+
+def run_device(model: Any) -> str | None:
+    """The device the model runs on: ``model.device``, else for an in-process backend cuda
+    when a GPU is present and cpu otherwise (lm-eval's hf backend assumes cuda)."""
+    device = model.get("device")
+    if device is None and str(model.get("backend")) in LOCAL_BACKENDS:
+        import torch
+
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return None if device is None else str(device)
+
+
 def check_model_config(config: dict[str, Any], choices: dict[str, Any]) -> None:
     from lm_eval.api.registry import get_model
 
     model = config["model"]
     backend = str(model.get("backend"))
     where = config_file("model", choices)
+    batch = str(model.get("batch_size"))
+    if batch.startswith("auto") and run_device(model) == "cpu":
+        # lm-eval's search doubles the batch until memory runs out: on a CPU that is all of
+        # RAM, and minutes of swapping before the first answer
+        raise ConfigError(
+            f"model.batch_size={batch} ({where}) on cpu: lm-eval's search for the largest "
+            "batch is for GPUs; give a number, e.g. model.batch_size=8"
+        )
     try:
         get_model(backend)
     except ValueError:
@@ -413,7 +457,7 @@ def header(config: dict[str, Any], checked: Preflight, folder: Path) -> str:
         what = f"{args.get('model')} at {shown_url(str(args['base_url']))}"
     else:
         what = f"pretrained={args.get('pretrained')}"
-    device = f" on {model['device']}" if model.get("device") else ""
+    device = f" on {run_device(model)}" if run_device(model) else ""
     lines = [
         f"sci-eval run -> {folder}",
         f"  model:   {model.get('name')} ({what})",
@@ -512,11 +556,12 @@ def evaluate(cfg: DictConfig, output_dir: Path, checked: Preflight) -> dict[str,
 
     export_model_env(cfg)
     tracker = EvaluationTracker(output_path=str(output_dir))
-    results = simple_evaluate(
-        **{**lm_eval_arguments(cfg), "tasks": checked.tasks},  # built already: data read once
-        evaluation_tracker=tracker,
-        task_manager=checked.task_manager,
-    )
+    with manifest.quiet_git():
+        results = simple_evaluate(
+            **{**lm_eval_arguments(cfg), "tasks": checked.tasks},  # built already: data read once
+            evaluation_tracker=tracker,
+            task_manager=checked.task_manager,
+        )
     if results is None:  # non-zero ranks in distributed runs
         return {}
     samples = results.pop("samples", None)
@@ -537,7 +582,8 @@ def evaluate(cfg: DictConfig, output_dir: Path, checked: Preflight) -> dict[str,
                     task_name,
                     changed,
                 )
-            tracker.save_results_samples(task_name=task_name, samples=samples[task_name])
+            # strict JSON: a sample's NaN (a metric with no value) is written as null
+            tracker.save_results_samples(task_name=task_name, samples=json_safe(samples[task_name]))
     return results
 
 
@@ -647,12 +693,15 @@ def run(cfg: DictConfig) -> None:
     job_dir = Path(hydra_cfg.runtime.output_dir)
     overrides = list(hydra_cfg.overrides.task)
     choices = {str(k): v for k, v in hydra_cfg.runtime.choices.items()}
+    sweep = hydra_cfg.mode == RunMode.MULTIRUN
     try:
+        check_limit({"limit": cfg.get("limit")})  # before resolving (a GGUF conversion)
         config = resolved_config(cfg, choices)
     except ConfigError as exc:  # nothing written yet: no folder to record it in
         if verbose():
             traceback.print_exc()
-        if hydra_cfg.mode != RunMode.MULTIRUN:
+        remove_if_unused(job_dir)
+        if not sweep:
             raise SystemExit(f"sci-eval: {exc}") from None
         print(f"FAILED {job_dir}: {exc}", file=sys.stderr)
         _failed.append(f"{job_dir.name}: {exc}")
@@ -669,40 +718,57 @@ def run(cfg: DictConfig) -> None:
     if where.why:
         print(where.why)
     if where.skip:
+        remove_if_unused(job_dir)
         report_outcome(folder, "skipped", "unchanged since it finished")
         return
-    write_snapshot(cfg, hydra_cfg, folder)
+
     ledger = judge_usage.start()  # what the judges cost in this job (manifest usage.judge)
 
-    def with_usage(built: dict[str, Any]) -> dict[str, Any]:
-        return {**built, "usage": {"judge": ledger.summary()}}
+    def record(status: str, results: Any = None, error: str | None = None) -> None:
+        built = manifest.build(config, overrides, results, metadata, status, error, data)
+        built["usage"] = {"judge": ledger.summary()}
+        manifest.write(folder, built)
 
-    manifest.write(
-        folder, with_usage(manifest.build(config, overrides, None, metadata, "running", data=data))
-    )
+    if sweep:  # a sweep keeps a record of every job, a failed pre-flight included
+        write_snapshot(cfg, hydra_cfg, folder)
+        record("running")
     checked = None
+    started = False
     try:
         checked = preflight(cfg, config, choices)  # before any model is loaded
         print(header(config, checked, folder), flush=True)
         check_servers(config, checked.judge)
         check_correctness_judge(checked.correctness)
+        if not sweep:  # a single run's folder is written once its pre-flight passed
+            write_snapshot(cfg, hydra_cfg, folder)
+            record("running")
+        started = True
         results = evaluate(cfg, folder, checked)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (a time limit): see main()
+        signal_name = exc.args[0] if exc.args else "SIGINT"
+        kept = cached_responses(cfg)
+        if started or sweep:
+            record("interrupted", error=f"interrupted by {signal_name}")
+        else:
+            remove_if_unused(folder)
+        report_outcome(folder, "interrupted", f"by {signal_name}")
+        raise Interrupted(interrupted_line(signal_name, folder, kept, started or sweep)) from None
     except Exception as exc:  # one job's failure is recorded, never lost in a sweep
         error = explain(exc, config)
-        (folder / "traceback.txt").write_text(traceback.format_exc(), encoding="utf-8")
         if verbose():
             traceback.print_exc()
-        manifest.write(
-            folder,
-            with_usage(manifest.build(config, overrides, None, metadata, "failed", error, data)),
-        )
+        if not started and not sweep:  # a failed pre-flight of a single run: nothing left
+            remove_if_unused(folder)
+            shown = error.removeprefix(f"{ConfigError.__name__}: ")  # the option says it all
+            raise SystemExit(f"sci-eval: {shown}") from None
+        (folder / "traceback.txt").write_text(traceback.format_exc(), encoding="utf-8")
+        record("failed", error=error)
+        close_progress_bars()  # the failure's line is not followed by a redrawn bar
         print(f"FAILED {folder}: {error}", file=sys.stderr)
         _failed.append(f"{folder.name}: {error}")
         report_outcome(folder, "failed", error)
         return
-    manifest.write(
-        folder, with_usage(manifest.build(config, overrides, results, metadata, "done", data=data))
-    )
+    record("done", results)
     report_outcome(folder, "done", "")
     if results:
         print(results_table(results, judged=checked.judge is not None))
@@ -711,6 +777,58 @@ def run(cfg: DictConfig) -> None:
         if cfg.get("limit") is not None:
             print(limit_line(cfg.limit))
         print(f"results, samples and manifest: {folder}")
+
+
+class Interrupted(SystemExit):
+    """A run ended by SIGINT / SIGTERM: its one line, and the shell's exit status for it."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+def interrupted_line(signal_name: str, folder: Path, kept: int | None, wrote: bool) -> str:
+    cache = f"; {kept} response(s) of this model kept in the response cache" if kept else ""
+    where = f" (manifest: interrupted, {folder})" if wrote else ""
+    return (
+        f"sci-eval: interrupted by {signal_name}{where}{cache}: run the same command again to "
+        "finish the rest without regenerating what is kept"
+    )
+
+
+def cached_responses(cfg: DictConfig) -> int | None:
+    """Responses in this model's response cache (lm-eval's sqlite file), None without one."""
+    path = response_cache(cfg) if cfg.get("use_cache", False) else None
+    if path is None:
+        return None
+    total = 0
+    for db in Path(path).parent.glob(f"{Path(path).name}_rank*.db"):
+        try:
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+                total += con.execute("SELECT COUNT(*) FROM unnamed").fetchone()[0]
+        except sqlite3.Error:
+            continue
+    return total
+
+
+RUNS_ROOT = "sci-eval-runs"  # hydra.run.dir's parent (conf/config.yaml)
+
+
+def remove_if_unused(folder: Path) -> None:
+    """Remove a job folder that holds nothing but Hydra's own log (a run that never
+    started leaves no folder behind); any other content is kept."""
+    # Hydra's job log (<job name>.log, e.g. app.log) is all Hydra writes there by itself
+    if not folder.is_dir() or any(not p.name.endswith(".log") for p in folder.iterdir()):
+        return
+    for handler in logging.getLogger().handlers[:]:  # Hydra's file handler holds the log
+        if getattr(handler, "baseFilename", "").startswith(str(folder.resolve())):
+            handler.close()
+            logging.getLogger().removeHandler(handler)
+    for leftover in folder.iterdir():
+        leftover.unlink()
+    folder.rmdir()
+    if folder.parent.name == RUNS_ROOT and not any(folder.parent.iterdir()):
+        folder.parent.rmdir()  # the runs folder this run created
 
 
 def write_snapshot(cfg: DictConfig, hydra_cfg: Any, folder: Path) -> None:
@@ -770,8 +888,9 @@ usage: sci-eval [--verbose] [-m] [overrides]
 
 def main(argv: list[str] | None = None) -> None:
     """``sci-eval [--verbose] [overrides]`` or ``sci-eval --replay RUN_DIR_OR_MANIFEST
-    [overrides]``: the latter runs again with the overrides a manifest recorded (later
-    overrides win). Exits non-zero when a job failed."""
+    [overrides]``: the latter runs again with the overrides and data a manifest recorded
+    (later overrides win). Exits non-zero when a job failed; 130 / 143 when SIGINT / SIGTERM
+    ended it (one line, the manifest says ``interrupted``)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if "--help" in args or "-h" in args:  # our own flags, then Hydra's help
         print(USAGE)
@@ -781,13 +900,98 @@ def main(argv: list[str] | None = None) -> None:
     if args[:1] == ["--replay"]:
         if len(args) < 2:
             raise SystemExit("usage: sci-eval --replay RUN_DIR_OR_MANIFEST [overrides]")
-        recorded = manifest.read(Path(args[1]))
-        args = [*recorded["overrides"], *args[2:]]
+        try:
+            args = replay_arguments(Path(args[1]).expanduser(), args[2:])
+        except ValueError as exc:
+            raise SystemExit(f"sci-eval --replay: {exc}") from None
     sys.argv = [sys.argv[0], *args]
     _failed.clear()
-    run()
+    previous = signal.signal(signal.SIGTERM, _terminated)  # what SLURM sends at a time limit
+    try:
+        run()
+    except Interrupted as exc:
+        close_progress_bars()
+        print(f"\n{exc.line}", file=sys.stderr)  # below the progress bar the signal cut short
+        raise SystemExit(143 if "SIGTERM" in exc.line else 130) from None
+    except KeyboardInterrupt as exc:  # before or after a job (Hydra composing, imports)
+        name = exc.args[0] if exc.args else "SIGINT"
+        print(f"\nsci-eval: interrupted by {name} before a run started", file=sys.stderr)
+        raise SystemExit(143 if name == "SIGTERM" else 130) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if _failed:
         raise SystemExit(f"sci-eval: {len(_failed)} job(s) failed")
+
+
+def close_progress_bars() -> None:
+    """Close the progress bars a signal cut short now, so that our line is the last one
+    (tqdm would redraw them at exit)."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return
+    for bar in list(getattr(tqdm, "_instances", ())):
+        bar.close()
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt("SIGTERM")
+
+
+def replay_arguments(path: Path, later: list[str]) -> list[str]:
+    """The overrides a manifest recorded, with the data it read pinned: every benchmark's
+    data location as an override (one that came from the environment included), the
+    environment's locations dropped where the run read bundled samples. Refuses (a
+    ValueError, one line) when recorded data is gone or no longer matches its
+    fingerprint. ``later`` overrides win; a later ``data.*`` override is not checked."""
+    from sci_tasks import benchmarks
+    from sci_tasks.data.locate import ROOT_KEY
+    from sci_tasks.paths import hydra_quoted
+
+    recorded = manifest.read(path)
+    data = {b: e for b, e in (recorded.get("data") or {}).items() if "source" in e}
+    keys = benchmarks.data_keys()
+    given = {o.split("=", 1)[0].lstrip("+~") for o in later if "=" in o}
+    replayed = {b: e for b, e in data.items() if f"data.{keys.get(b)}" not in given}
+    if data:
+        os.environ.pop(ROOT_KEY, None)  # each benchmark is pinned on its own below
+    pinned: dict[str, str] = {}
+    for benchmark, entry in replayed.items():
+        key = keys[benchmark]
+        where = recorded_location(entry)
+        if where is None:  # bundled samples: the environment must not redirect them
+            os.environ.pop(key, None)
+        else:
+            pinned[key] = where
+    now = manifest.data_fingerprints(pinned)
+    for benchmark, entry in replayed.items():
+        current = now.get(benchmark, {})
+        if "error" in current:
+            raise ValueError(f"{benchmark} data that {path} read is gone: {current['error']}")
+        before = {"location": recorded_location(entry), **entry}
+        after = {"location": recorded_location(current), **current}
+        for part in ("location", "sha256", "record_files", "images"):
+            if before.get(part) != after.get(part):
+                raise ValueError(
+                    f"{benchmark} data differs from what {path} read ({part}: "
+                    f"{before.get(part)} -> {after.get(part)}): a replay would measure other "
+                    f"data (give data.{keys[benchmark]}=... to run on it anyway)"
+                )
+    pins = [f"data.{key}={hydra_quoted(where)}" for key, where in pinned.items()]
+    return [*recorded["overrides"], *pins, *later]
+
+
+def recorded_location(entry: dict[str, Any]) -> str | None:
+    """Where a manifest's data entry says a benchmark's data was read (a folder or a hub
+    id); None for the bundled samples. Older manifests have only the ``source`` text
+    (``folder /x (from ...)``)."""
+    if "location" in entry:
+        return entry["location"]
+    source = str(entry.get("source", ""))
+    kind, _, rest = source.partition(" ")
+    if kind not in ("folder", "hub"):
+        return None
+    return rest.rsplit(" (from ", 1)[0].split(" [", 1)[0]
 
 
 if __name__ == "__main__":

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
@@ -49,6 +51,14 @@ REDACTED = "***redacted***"
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # config keys that say where caches live: moving a cache does not change a job's results
 NOT_DECIDING = ("cache_dir", "use_cache", "sweep_name")
+# settings derived from the machine at start, or pacing that never changes an output:
+# recorded in the manifest, but no part of a job's identity, so a finished job is skipped
+# on a busy or an idle machine alike (threads from the idle cores, batch sizes: greedy
+# outputs are the same at any batch size, 28/28 checked; concurrency of server calls)
+MACHINE_DERIVED = (
+    "model.env.OMP_NUM_THREADS", "model.batch_size", "model.max_batch_size",
+    "model.args.num_concurrent", "judge.concurrency",
+)  # fmt: skip
 
 
 class SecretInConfig(ValueError):
@@ -145,9 +155,13 @@ def package_versions() -> dict[str, str | None]:
     return out
 
 
-def git_revision() -> dict[str, Any] | None:
-    """The sci-tasks checkout's commit (and whether it has local changes), if it is one."""
+def git_revision() -> dict[str, Any] | str:
+    """The sci-tasks checkout's commit (and whether it has local changes); ``"none"`` when
+    the package is not in a git checkout (an installed wheel) or git is missing. git's own
+    complaints are captured, never printed."""
     root = Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        return "none"
     try:
         commit = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "HEAD"],
@@ -156,7 +170,7 @@ def git_revision() -> dict[str, Any] | None:
             timeout=10,
         )
         if commit.returncode != 0:
-            return None
+            return "none"
         dirty = subprocess.run(
             ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
             capture_output=True,
@@ -164,8 +178,38 @@ def git_revision() -> dict[str, Any] | None:
             timeout=10,
         )
     except (OSError, subprocess.SubprocessError):
-        return None
+        return "none"
     return {"commit": commit.stdout.strip(), "dirty": bool(dirty.stdout.strip())}
+
+
+def quiet_git_hash() -> str | None:
+    """What lm-eval's ``get_git_commit_hash`` returns (``git describe --always`` in the
+    working folder, else the ``.git`` folder read by lm-eval's own helper), with git's
+    stderr captured: outside a checkout git prints ``fatal: not a git repository``."""
+    from lm_eval.loggers.utils import get_commit_from_path
+
+    try:
+        out = subprocess.run(
+            ["git", "describe", "--always"], capture_output=True, text=True, timeout=10
+        )
+        if out.returncode == 0 and out.stdout.strip():
+            return out.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return get_commit_from_path(os.getcwd())
+
+
+@contextmanager
+def quiet_git() -> Iterator[None]:
+    """lm-eval's run with its git lookup made quiet (``quiet_git_hash``): the one call of
+    lm-eval's that lets a subprocess write to our stderr (``simple_evaluate`` records the
+    hash in its results). Swapped in only for the duration of the run."""
+    from unittest import mock
+
+    import lm_eval.evaluator
+
+    with mock.patch.object(lm_eval.evaluator, "get_git_commit_hash", quiet_git_hash):
+        yield
 
 
 RECORD_SUFFIXES = (".jsonl", ".parquet")
@@ -185,7 +229,12 @@ def data_fingerprints(metadata: Mapping[str, Any]) -> dict[str, Any]:
         except DataError as exc:
             out[benchmark] = {"error": str(exc)}
             continue
-        entry: dict[str, Any] = {"source": location.describe()}
+        entry: dict[str, Any] = {
+            "source": location.describe(),
+            # where the data was read, wherever the setting came from (an environment
+            # variable included): what `sci-eval --replay` reads again; None = bundled
+            "location": None if location.is_samples else location.where,
+        }
         if location.kind != "hub":
             folder = Path(location.where)
             digest = hashlib.sha256()
@@ -271,8 +320,24 @@ def one_line(exc: BaseException) -> str:
 def inputs(config: Mapping[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
     """Everything that decides a job's results, as a manifest records it."""
     deciding = {k: v for k, v in redact(config).items() if k not in NOT_DECIDING}
-    recorded = {"config": deciding, "data": dict(data), "packages": package_versions()}
+    deciding = _without(deciding, MACHINE_DERIVED)
+    # a data entry's `location` (for --replay) repeats what its `source` says
+    data = {b: {k: v for k, v in e.items() if k != "location"} for b, e in data.items()}
+    recorded = {"config": deciding, "data": data, "packages": package_versions()}
     return dict(json.loads(json.dumps(recorded, default=str)))  # as read back from JSON
+
+
+def _without(tree: dict[str, Any], paths: Sequence[str]) -> dict[str, Any]:
+    """``tree`` (a copy) without the entries at the dotted ``paths``."""
+    out = json.loads(json.dumps(tree, default=str))
+    for path in paths:
+        *parents, last = path.split(".")
+        node = out
+        for part in parents:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node.pop(last, None)
+    return dict(out)
 
 
 def differences(recorded: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:

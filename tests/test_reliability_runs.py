@@ -239,26 +239,37 @@ def test_a_sweep_reruns_only_changed_jobs_into_fresh_folders_and_reports_failure
 def test_a_failed_single_run_says_failed_in_its_manifest_and_exits_non_zero(
     tmp_path: Path,
 ) -> None:
-    missing = tmp_path / "no-such-folder"
-    out = cli(
-        tmp_path, "sci-eval", *model_args("http://127.0.0.1:9/v1/chat/completions"),
-        "tasks=spm_bench", f"data.SPM_BENCH_DATA_DIR={missing}", "hydra.run.dir=r",
-    )  # fmt: skip
+    """A run that passed its pre-flight and then failed (every model request answered with
+    HTTP 500) keeps its folder with a ``failed`` manifest; a pre-flight failure leaves none."""
+    with scripted_server(lambda _: (500, "text/plain", b"server exploded")) as model:
+        out = cli(
+            tmp_path, "sci-eval", *model_args(model.chat_url), "tasks=scimif_chem", "limit=1",
+            "hydra.run.dir=r", "use_cache=false",
+        )  # fmt: skip
     assert out.returncode == 1
     recorded = manifest.read(tmp_path / "r")
     assert recorded["status"] == "failed"
-    assert recorded["error"] == (
-        f"DataError: SPM_BENCH_DATA_DIR (run settings) is {str(missing)!r}: neither an existing "
-        "folder nor a "
-        "hub dataset id"
-    )
+    assert recorded["error"] and "\n" not in recorded["error"]
     assert f"FAILED {tmp_path / 'r'}: {recorded['error']}" in out.stderr
     assert out.stderr.rstrip().endswith("sci-eval: 1 job(s) failed")
     assert (tmp_path / "r" / ".hydra" / "config.yaml").is_file()
+    assert (tmp_path / "r" / "traceback.txt").is_file()
     board = ok(cli(tmp_path, "sci-leaderboard", str(tmp_path / "r")))
     assert f"failed: r: {recorded['error']}" in board.stdout
     markdown = (tmp_path / "r" / "leaderboard" / "leaderboard.md").read_text(encoding="utf-8")
     assert f"failed; {recorded['error']}" in markdown
+
+    missing = tmp_path / "no-such-folder"
+    out = cli(
+        tmp_path, "sci-eval", *model_args("http://127.0.0.1:9/v1/chat/completions"),
+        "tasks=spm_bench", f"data.SPM_BENCH_DATA_DIR={missing}", "hydra.run.dir=p",
+    )  # fmt: skip
+    assert out.returncode == 1
+    assert out.stderr.strip() == (
+        f"sci-eval: DataError: SPM_BENCH_DATA_DIR (run settings) is {str(missing)!r}: neither "
+        "an existing folder nor a hub dataset id"
+    )
+    assert not (tmp_path / "p").exists()
 
 
 @pytest.mark.parametrize("command", ["lm_eval", "sci-lm-eval"])
