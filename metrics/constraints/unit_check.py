@@ -35,6 +35,7 @@ from sci_tasks.metrics.constraints.units import (
     quantities,
     read_unit,
     render,
+    without_counts,
 )
 from sci_tasks.metrics.verdict import Verdict
 
@@ -85,7 +86,7 @@ _DIMENSIONLESS_RE = re.compile(rf"\b(?:{_DIMENSIONLESS_WORDS})\b", re.I)
 _IMPERIAL_RE = re.compile(
     r"\bimperial\b|\bU\.?[ \t]?S\.?[ \t]+customary\b|\bUnited[ \t]+States[ \t]+customary\b"
     r"|\bEnglish[ \t]+units\b|\bunits?\b[^.\n]{0,30}\b(?:suited|used|customary|common)\b"
-    r"[^.\n]{0,20}\b(?:United[ \t]+States|U\.S\.|USA|US|America)\b",
+    r"[^.\n]{0,20}\b(?:United[ \t]+States|America|(?-i:U\.S\.|USA|US))\b",
     re.I,
 )
 _METRIC_RE = re.compile(r"\bmetric[ \t]+(?:units?|system|measures?|measurements?)\b", re.I)
@@ -286,7 +287,8 @@ def check_units(inp: CheckInput) -> Verdict:
         )
     missing = [u for u in req.units if not any(carries(q.units, [u]) for q in with_unit)]
     if whole:
-        dims = {dimension(u) for u in req.units}
+        # a count per amount also measures what its amount alone does (cm^-3 for defects/cm^3)
+        dims = {dimension(v) for u in req.units for v in (u, without_counts(u))}
         wrong = [
             q
             for q in with_unit

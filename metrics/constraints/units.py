@@ -229,6 +229,11 @@ def _without_counts(unit: Unit) -> tuple[Unit, Unit]:
     return Unit(tuple(rest)), Unit(tuple(counts))
 
 
+def without_counts(unit: Unit) -> Unit:
+    """The unit without what it counts: ``defects/cm^3`` -> ``cm^-3`` (``nt`` stays)."""
+    return _without_counts(unit)[0]
+
+
 def same_unit(found: Unit, required: Unit) -> bool:
     """Whether ``found`` is ``required`` as a unit. Canonical forms must be equal, except
     that a count per amount names what is counted or not: "defects per cubic centimetre" =
@@ -807,15 +812,16 @@ _PER_START_RE = re.compile(r"(?:per[ \t]+|/[ \t]*)(?=[^\W\d_]|°|\()")
 
 @functools.lru_cache(maxsize=65536)
 def _read_window(window: str) -> tuple[tuple[Unit, ...], int]:
+    reader = _Reader(window, len(window))
+    found = reader.unit(0)
+    if found is not None:
+        return tuple(_units_of(found[0])), found[1]
     per = _PER_START_RE.match(window)  # "3e15 per cm^3", "5 /mL": a reciprocal unit
-    start = per.end() if per else 0
-    found = _Reader(window, len(window)).unit(start)
+    found = reader.unit(per.end()) if per else None
     if found is None:
         return (), 0
     units = _units_of(found[0])
-    if per:
-        units = [Unit(tuple(sorted((s, p, -e) for s, p, e in u.factors))) for u in units]
-    return tuple(units), found[1]
+    return tuple(Unit(tuple(sorted((s, p, -e) for s, p, e in u.factors))) for u in units), found[1]
 
 
 class TooManyNumbers(ValueError):
