@@ -283,6 +283,7 @@ def measure(page: Path, label: str) -> dict[str, Any]:
     service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver")
     driver = webdriver.Chrome(service=service, options=options)
     out: dict[str, Any] = {"page": label, "size_mb": page.stat().st_size / 1e6}
+    out["load_average"] = os.getloadavg()[0]  # other work on the machine slows every figure
     try:
         driver.set_script_timeout(120)
         driver.set_page_load_timeout(300)
@@ -359,7 +360,8 @@ def measure(page: Path, label: str) -> dict[str, Any]:
 def report(m: dict[str, Any]) -> bool:
     worst = max(m["changes"], key=lambda c: c[1])
     ok = m["dcl_s"] < 3 and worst[1] < 0.5 and m["peak_rss_gib"] < 1.5 and not m["errors"]
-    print(f"\n## {m['page']}: {m['samples']} samples, page {m['size_mb']:.1f} MB")
+    load = f"1-minute load average before: {m['load_average']:.1f} on {os.cpu_count()} cores"
+    print(f"\n## {m['page']}: {m['samples']} samples, page {m['size_mb']:.1f} MB ({load})")
     print(f"DOMContentLoaded {m['dcl_s']:.2f} s, load {m['load_s']:.2f} s "
           f"(driver.get until ready {m['get_s']:.2f} s)")  # fmt: skip
     print(f"after load: JS heap {m['js_heap_mb']:.0f} MiB, {m['nodes']} DOM nodes")

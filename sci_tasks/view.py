@@ -224,7 +224,8 @@ def checks_of(task: str, record: Mapping[str, Any]) -> list[dict[str, Any]]:
 def values_of(record: Mapping[str, Any], no_judge: bool = False) -> list[list[str]]:
     """(name, value) of every per-sample value worth reading: scalar metrics, and the scalar
     or short-list fields of a metric's record (SPM-Bench's parsed answer, ...). A value the
-    sample has none of (NaN, null) reads "n/a", "n/a (no judge)" in a run without a judge."""
+    sample has none of (NaN, null) reads "n/a"; a judge-graded one "n/a (no judge)" in a run
+    without a judge."""
     out: list[list[str]] = []
     seen: set[tuple[str, str]] = set()
     for metric in record.get("metrics") or []:
@@ -241,7 +242,7 @@ def values_of(record: Mapping[str, Any], no_judge: bool = False) -> list[list[st
         for name, v in items:
             if isinstance(v, (dict,)) or (isinstance(v, list) and len(json.dumps(v)) > 300):
                 continue
-            text = _text(v, no_judge)
+            text = _text(v, no_judge and metric in JUDGE_GRADED)
             if (name, text) not in seen:
                 seen.add((name, text))
                 out.append([name, text])
@@ -250,6 +251,8 @@ def values_of(record: Mapping[str, Any], no_judge: bool = False) -> list[list[st
 
 NO_VALUE = "n/a"
 NO_JUDGE = "n/a (no judge)"
+# metrics whose every value is the LLM judge's grade: without a judge they have none
+JUDGE_GRADED = frozenset({"correct", "acc_e", "acc_i"})
 
 
 def _text(value: Any, no_judge: bool = False) -> str:
@@ -360,7 +363,8 @@ def summary_rows(run: Run, task: str, iters: int) -> list[list[str]]:
         key = f"{name},none"
         if name in stats.SAMPLE_PARTS and any(name in r for r in records):
             est = stats.metric_estimate(name, records, iters=iters)
-            text = NO_JUDGE if no_judge and math.isnan(est.value) else stats.fmt(est)
+            unjudged = no_judge and name in JUDGE_GRADED and math.isnan(est.value)
+            text = NO_JUDGE if unjudged else stats.fmt(est)
             rows.append([name, text, f"bootstrap over {est.n} samples"])
         elif key in results or name in results:
             value = results.get(key, results.get(name))
@@ -369,7 +373,7 @@ def summary_rows(run: Run, task: str, iters: int) -> list[list[str]]:
                 stderr = err if isinstance(err, (int, float)) else math.nan
                 text = stats.fmt(stats.Estimate(value, stderr, 0))
             else:
-                text = _text(value, no_judge)
+                text = _text(value, no_judge and name in JUDGE_GRADED)
             rows.append([name, text, "lm-eval" if isinstance(err, (int, float)) else "results"])
     return rows
 

@@ -409,6 +409,12 @@ def test_page_in_chromium(run_dir: Path, browser: Any, tmp_path: Path) -> None:
         "return Array.from(document.querySelectorAll('table.summary')).map(t => t.textContent)"
     )
     assert not any(re.search(r"\b(null|NaN)\b", text) for text in tables)
+    ece = browser.execute_script(  # no confidence given: n/a, and not for want of a judge
+        "const t = document.querySelector('table.summary[data-task=spm_bench_stm]');"
+        "const col = Array.from(t.rows[0].cells).findIndex(c => c.textContent === 'ece');"
+        "return Array.from(t.rows).slice(1).map(r => r.cells[col].textContent)"
+    )
+    assert ece == ["n/a"] * len(MODELS)
 
     samples = samples_of(run_dir)
     assert shown(browser) == len(samples) == len(MODELS) * len(TASKS) * LIMIT
