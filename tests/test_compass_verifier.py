@@ -19,6 +19,7 @@ import hashlib
 import json
 import math
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +34,8 @@ from sci_tasks.prompts import render, version
 from sci_tasks.report.scimif import correctness_table, read_samples
 
 from .commands import run_ok
-from .helpers import judge_settings
-from .misbehaving import Reply, completion, scripted_server
+from .helpers import console_script, judge_settings
+from .misbehaving import Reply, completion, refused_url, scripted_server
 
 # --- 1. the prompt, compared with the source ------------------------------------------------
 
@@ -180,8 +181,9 @@ def assert_free_text(requests: list[dict[str, Any]]) -> None:
         assert payload["temperature"] == 0.0
 
 
+@pytest.mark.parametrize("protocol", ["compass_verifier", "compass_verifier_cot"])
 def test_a_real_server_grades_a_b_c_as_1_0_0_and_an_unreadable_reply_unscored(
-    tmp_path: Path,
+    tmp_path: Path, protocol: str
 ) -> None:
     with scripted_server(as_verifier) as server:
         config = JudgeConfig.from_mapping(
@@ -190,10 +192,10 @@ def test_a_real_server_grades_a_b_c_as_1_0_0_and_an_unreadable_reply_unscored(
         client = JudgeClient(config)
         for gold, (_, grade, score) in FORMS.items():
             doc = {"edit_question": f"What is {gold}?", "answer": gold}
-            graded = grade_correctness(doc, f"It is {gold}.", client, "compass_verifier")
+            graded = grade_correctness(doc, f"It is {gold}.", client, protocol)
             assert (graded["grade"], graded["score"]) == (grade, score), (gold, graded)
-            assert graded["protocol"] == "compass_verifier"
-            assert graded["prompt_version"] == version("judge/compass_verifier.jinja")
+            assert graded["protocol"] == protocol
+            assert graded["prompt_version"] == version(f"judge/{protocol}.jinja")
             assert graded["judge"] == f"verifier / {graded['prompt_version']}"
             if score is None:
                 assert graded["reason"] == (
@@ -207,7 +209,7 @@ def test_a_real_server_grades_a_b_c_as_1_0_0_and_an_unreadable_reply_unscored(
         assert len(server.requests) == 8 + 3 == client.calls
         first = server.requests[0]["messages"][0]["content"]
         assert first == render(
-            "judge/compass_verifier.jinja",
+            f"judge/{protocol}.jinja",
             {
                 "question": "What is gold-1?",
                 "gold_answer": "gold-1",
@@ -219,7 +221,7 @@ def test_a_real_server_grades_a_b_c_as_1_0_0_and_an_unreadable_reply_unscored(
         # cached: the same questions again make no request and reach the same grades
         again = JudgeClient(config)
         doc = {"edit_question": "What is gold-5?", "answer": "gold-5"}
-        assert grade_correctness(doc, "It is gold-5.", again, "compass_verifier")["score"] == 0.0
+        assert grade_correctness(doc, "It is gold-5.", again, protocol)["score"] == 0.0
         assert again.calls == 0
 
 
@@ -261,7 +263,7 @@ def test_the_role_is_resolved_from_metadata_or_the_environment() -> None:
         judges.resolve_correctness(
             {"correctness_judge": {"protocol": "boxed", "model": "m", "base_url": "u"}}
         )
-    with pytest.raises(ValueError, match=r"settings \(max_tokens\) need a model"):
+    with pytest.raises(ValueError, match=r"judge settings \(max_tokens\) need a model"):
         judges.resolve_correctness(
             {"correctness_judge": {"protocol": "compass_verifier", "max_tokens": 9}}
         )
@@ -465,3 +467,46 @@ def test_stock_lm_eval_sci_eval_and_sci_score_grade_with_the_verifier(
         assert_free_text(verifier.requests)
     # the model was asked once per record per run that generates (lm_eval, sci-eval)
     assert len(model.requests) == 2 * len(RECORDS)
+
+
+# --- 6. the role's pre-flight (sci_tasks.app.check_correctness_judge) -----------------------
+
+
+@pytest.mark.parametrize(
+    ("overrides", "said"),
+    [
+        (
+            [f"correctness_judge.base_url={refused_url()}"],
+            "cannot reach the correctness judge server at http://127.0.0.1:",
+        ),
+        (
+            [
+                "correctness_judge.base_url=https://verifier.example.invalid/v1",
+                "correctness_judge.api_key_env=SCI_TASKS_TEST_NO_SUCH_KEY",
+            ],
+            "correctness_judge.api_key_env: SCI_TASKS_TEST_NO_SUCH_KEY is not set",
+        ),
+        (
+            ["correctness_judge.protocol=boxed"],
+            "sci-eval: correctness_judge (correctness_judge/compass_verifier.yaml): "
+            "protocol must be one of json_grade, compass_verifier, compass_verifier_cot",
+        ),
+    ],
+)
+def test_sci_eval_refuses_a_correctness_judge_it_cannot_use_before_the_model(
+    tmp_path: Path, env: dict[str, str], overrides: list[str], said: str
+) -> None:
+    with scripted_server(model_reply) as model:
+        out = subprocess.run(
+            [
+                console_script("sci-eval"), "model=local_api", "model.args.model=m",
+                f"model.args.base_url={model.chat_url}", "tasks=scimif_chem",
+                f"data.SCIMIF_DATA_DIR={scimif_records(tmp_path / 'scimif')}",
+                "hydra.run.dir=run", "correctness_judge=compass_verifier", *overrides,
+            ],
+            capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300,
+        )  # fmt: skip
+        assert model.requests == []  # nothing generated
+    assert out.returncode != 0
+    assert said in out.stderr, out.stderr[-2000:]
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr[-2000:]

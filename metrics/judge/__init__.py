@@ -62,7 +62,7 @@ class CorrectnessJudge:
     def __post_init__(self) -> None:
         if self.protocol not in PROTOCOLS:
             raise ValueError(
-                f"correctness_judge.protocol must be one of {', '.join(PROTOCOLS)} "
+                f"protocol must be one of {', '.join(PROTOCOLS)} "
                 f"(or {SAME!r}: the constraint judge grades correctness), not {self.protocol!r}"
             )
 
@@ -74,7 +74,7 @@ class CorrectnessJudge:
         if protocol == SAME:
             if settings.get("model"):
                 raise ValueError(
-                    "correctness_judge protocol 'same' takes no model: the constraint judge "
+                    "protocol 'same' takes no model: the constraint judge "
                     "grades correctness (give a protocol, e.g. compass_verifier, to use "
                     f"{settings['model']!r})"
                 )
@@ -82,7 +82,7 @@ class CorrectnessJudge:
         if not settings.get("model"):
             if settings:  # settings for no judge would be silently ignored
                 raise ValueError(
-                    f"correctness_judge settings ({', '.join(sorted(settings))}) need a model; "
+                    f"judge settings ({', '.join(sorted(settings))}) need a model; "
                     "without one the constraint judge's server answers"
                 )
             return cls(protocol)
@@ -127,7 +127,10 @@ def resolve_correctness(
             raise ValueError(
                 '--metadata "correctness_judge" must be an object of judge settings plus protocol'
             )
-        return CorrectnessJudge.from_mapping(settings)
+        try:
+            return CorrectnessJudge.from_mapping(settings)
+        except ValueError as exc:
+            raise ValueError(f'--metadata "correctness_judge": {exc}') from None
     env = os.environ if environ is None else environ
     found = {
         key[len(CORRECTNESS_ENV_PREFIX) :].lower(): value
