@@ -807,7 +807,8 @@ def _may_start_unit(word: str) -> bool:
     )
 
 
-_PER_START_RE = re.compile(r"(?:per[ \t]+|/[ \t]*)(?=[^\W\d_]|°|\()")
+# "per cm^3", "/mL" after a number; not one bare letter ("100 / t" is a formula, not 1/tonne)
+_PER_START_RE = re.compile(r"(?:per[ \t]+|/[ \t]*)(?=(?:[^\W\d_]|°)(?:[^\W_]|\^)|\()")
 
 
 @functools.lru_cache(maxsize=65536)
