@@ -12,7 +12,10 @@ tuple, dictionary, markdown, html, xml, csv). Terms are those of ``text.py``. Ru
   required key ("keys: a, b", quoted names in a sentence about keys, or the keys of a
   ``{...}`` template in the question; none named -> any dict).
 * html_constraint: a linear tag scanner (``_html_problem``) sees at least one element,
-  every tag well-formed, every non-void element closed in order (``<br>``, ``<img>`` and
+  every element an HTML element (``HTML_ELEMENTS``, the HTML Living Standard's names; a
+  custom element with a hyphen; any name inside ``<svg>`` / ``<math>``): an arbitrary tag
+  such as ``<answer>`` is XML, not HTML, and fails here (``general_xml_constraint`` passes
+  it); every tag well-formed, every non-void element closed in order (``<br>``, ``<img>`` and
   the other void elements need no end tag; ``<x/>`` closes itself), no text outside the
   elements (comments, ``<!DOCTYPE>`` and ``<?...?>`` allowed).
 * xml_constraint: ``ElementTree`` parses it and the root is the required tag when one is
@@ -235,6 +238,24 @@ def markdown_constraint(inp: CheckInput) -> Verdict:
     return Verdict.passed(f"Markdown in {where}: {', '.join(found)}")
 
 
+# The elements of the HTML Living Standard (and the obsolete ones browsers still render):
+# a tag of another name (``<answer>``, ``<result>``) is XML, not HTML. Custom elements
+# (a hyphen in the name, ``<my-widget>``) are HTML; inside ``<svg>`` / ``<math>`` any name.
+HTML_ELEMENTS = frozenset(
+    (
+        "html head title base link meta style script noscript template slot body article "
+        "section nav aside h1 h2 h3 h4 h5 h6 hgroup header footer address p hr pre blockquote "
+        "ol ul menu li dl dt dd figure figcaption main search div a em strong small s cite q "
+        "dfn abbr ruby rt rp data time code var samp kbd sub sup i b u mark bdi bdo span br "
+        "wbr ins del picture source img iframe embed object param video audio track map area "
+        "table caption colgroup col tbody thead tfoot tr td th form label input button select "
+        "datalist optgroup option textarea output progress meter fieldset legend details "
+        "summary dialog canvas svg math center font big tt strike acronym marquee frame "
+        "frameset noframes dir applet basefont blink nobr keygen rb rtc image"
+    ).split()
+)
+_FOREIGN_ROOTS = frozenset({"svg", "math"})
+
 _VOID_ELEMENTS = frozenset(
     "area base br col embed hr img input keygen link meta param source track wbr".split()
 )
@@ -258,7 +279,7 @@ def _html_problem(text: str) -> tuple[str, list[str]]:
     """
     stack: list[str] = []
     elements: list[str] = []
-    pos = 0
+    pos = foreign = 0
     while True:
         lt = text.find("<", pos)
         chunk = text[pos : lt if lt >= 0 else len(text)]
@@ -295,8 +316,11 @@ def _html_problem(text: str) -> tuple[str, list[str]]:
                 return f"</{name}> closes nothing", elements
             if stack[-1] != name:
                 return f"</{name}> closes <{stack[-1]}>", elements
+            foreign -= name in _FOREIGN_ROOTS
             stack.pop()
             continue
+        if name not in HTML_ELEMENTS and "-" not in name and not foreign:
+            return f"<{name}> is not an HTML element (an XML tag)", elements
         elements.append(name)
         if self_closing or name in _VOID_ELEMENTS:
             continue
@@ -306,6 +330,7 @@ def _html_problem(text: str) -> tuple[str, list[str]]:
                 return f"<{name}> never closed", elements
             pos = end_tag.end()
             continue
+        foreign += name in _FOREIGN_ROOTS  # open <svg> / <math> elements around the next tag
         stack.append(name)
     if stack:
         return f"<{stack[-1]}> never closed", elements

@@ -59,7 +59,11 @@ Decision rules, one per constraint:
   Units are the non-empty lines (the sentences when the response is one line).
   beginning: an occurrence in the first unit (a leading title line, a heading, a line that
   is all bold or that ends with ":", is skipped). end: an occurrence in the last unit, or
-  a marker alone on the next-to-last line whose answer is the last line. middle: with at
+  a marker alone on the next-to-last line whose answer is the last line, or the answer
+  statement that begins at the last marker running to the end of the response (its
+  sentence may wrap lines: a line ending mid-sentence continues on the next one; a blank
+  line, or a next line starting with a capital, a heading, a list marker, bold or a fence,
+  ends it). middle: with at
   least three paragraphs (else three units), an occurrence in neither the first nor the
   last one. No occurrence -> fail.
 
@@ -634,6 +638,31 @@ def _occurrences(response: str) -> list[tuple[int, int]]:
     return sorted(found)
 
 
+_SENTENCE_END_RE = re.compile(r"[.!?。](?=\s|$)|\n")
+# A line that starts a new sentence or item, not the answer statement's continuation.
+_NEW_SENTENCE_RE = re.compile(r"[ \t]*(?:[A-Z#>|]|\*\*|[-*+][ \t]|[0-9]+[.)][ \t]|```|~~~|\\\[)")
+
+
+def _statement_end(response: str, pos: int) -> int:
+    """Where the sentence that begins at ``pos`` ends: at ". ! ?" before a space, or at a
+    line end when the next line is blank or starts a new sentence or item (a capital
+    letter, a heading, a list marker, bold, a fence); a line ending mid-sentence ("5.4 m,")
+    runs on into the next line."""
+    started, line_start = False, pos
+    for m in _SENTENCE_END_RE.finditer(response, pos):
+        if m.group() != "\n":
+            return m.end()
+        started = started or bool(response[line_start : m.start()].strip(" \t*:："))
+        line_start = m.end()
+        if not started:
+            continue  # the marker ends its line: the statement is on the next line
+        nl = response.find("\n", m.end())
+        nxt = response[m.end() : nl if nl >= 0 else len(response)]
+        if not nxt.strip() or _NEW_SENTENCE_RE.match(nxt):
+            return m.start()
+    return len(response)
+
+
 @register("general_response_structure")
 def response_structure(inp: CheckInput) -> Verdict:
     positions, source = _required_position(clean_parameters(inp.parameters), inp.question or "")
@@ -685,6 +714,15 @@ def response_structure(inp: CheckInput) -> Verdict:
             lines = response.count("\n", span.start, span.end) + 1
             return Verdict.passed(
                 f"final answer at the end: the last {plural(lines, 'line')} of the response"
+            )
+        # "Final answer: The cart covers 5.4 m,\nwhich is ..." : the answer statement that
+        # begins at the last marker runs on to the end of the response.
+        start = occurrences[-1][0]
+        if not response[_statement_end(response, occurrences[-1][1]) :].strip(_CLOSING):
+            lines = response.count("\n", start, len(response.rstrip())) + 1
+            return Verdict.passed(
+                f"final answer at the end: the answer statement from the last marker runs to "
+                f"the end ({plural(lines, 'line')})"
             )
     if hits:
         return Verdict.passed(
