@@ -13,6 +13,12 @@ each discipline module registers it). Decision rule:
     ``methods.json`` beside this module: each method's names and signature formulas, e.g.
     Bragg's law <-> "nλ = 2d sinθ", ideal gas law <-> "PV = nRT") by a name or a formula:
     a method applied by its formula counts as the method used;
+  - or applies the method through a defining relation (``RELATIONS``, read from the data
+    file ``method_relations.json`` beside this module, whose "about" defines the spelling):
+    an equation whose side just left of an "=" ends with one side of the relation and
+    whose side just right of it begins with the other, symbols with any subscript, products
+    in any order (conservation of energy through ½ m v_f² = m g h, Ohm's law through
+    U_R = R I, the ideal gas law through p_1 V_1 = n R T_1);
   - or writes the item's formula (it holds "=" or an operator): compared after rewriting
     LaTeX (``\\lambda`` -> λ, ``\\sin`` -> sin, ``\\frac{a}{b}`` -> a/b, ``°`` -> 0) with spaces,
     brackets, ``_``, ``^``, ``·``, ``×``, ``*`` ignored between characters, case-insensitive,
@@ -40,6 +46,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import permutations
 from pathlib import Path
 
 from sci_tasks.metrics.constraints.base import (
@@ -85,6 +92,107 @@ def _load_methods(path: Path = METHODS_FILE) -> tuple[Method, ...]:
 
 
 METHODS: tuple[Method, ...] = _load_methods()
+
+# =========================================================================== relations
+
+RELATIONS_FILE = Path(__file__).with_name("method_relations.json")
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A defining relation of a method: two sides, each compiled twice, anchored at the
+    end (the side left of an "=") and at the start (the side right of it)."""
+
+    reads: str
+    ends: tuple[re.Pattern[str], re.Pattern[str]]
+    starts: tuple[re.Pattern[str], re.Pattern[str]]
+
+
+_SYMBOL_CHARS = "A-Za-zΑ-Ωα-ωΔΣ∂"
+_FACTOR_RE = re.compile(
+    rf"(?P<neg>-)?(?P<base>sin|cos|tan|ln|log|[{_SYMBOL_CHARS}]+|[0-9]+/[0-9]+|[0-9.]+)"
+    r"(?:_(?P<sub>[A-Za-z0-9]+))?(?:\^(?P<exp>-?[0-9]+))?"
+)
+_BETWEEN = r"[ \t(){}·×*]*"
+_SUBSCRIPT = r"(?:_\{[^{}=\n]{1,10}\}|_[A-Za-z0-9]{1,4}|[0-9]{1,2}|[₀-₉])?['′]?"
+_HALF = r"(?:1[ \t]*/[ \t]*2|\([ \t]*1[ \t]*\)[ \t]*/[ \t]*\([ \t]*2[ \t]*\)|0\.5|½)"
+MAX_PRODUCT = 4  # factors permuted in a product (4! = 24 orders)
+
+
+def _factor_regex(token: str) -> str:
+    """One factor of a relation side (``method_relations.json`` "about")."""
+    m = _FACTOR_RE.fullmatch(token)
+    if m is None:
+        raise ValueError(f"unreadable factor {token!r}")
+    base, sub, exp = m.group("base"), m.group("sub"), m.group("exp")
+    out = r"-[ \t]*" if m.group("neg") else ""
+    if base == "1/2":
+        out += _HALF
+    elif base[0].isdigit() or base in ("sin", "cos", "tan", "ln", "log"):
+        out += re.escape(base)
+    else:
+        out += re.escape(base)
+        if sub:
+            out += rf"(?:_\{{[ \t]*{re.escape(sub)}[ \t]*\}}|_?{re.escape(sub)})['′]?"
+        else:
+            out += _SUBSCRIPT
+    if exp:
+        out += rf"[ \t]*\^[ \t]*\{{?[ \t]*{re.escape(exp)}[ \t]*\}}?"
+    return out
+
+
+def _side_regex(spelling: str) -> str:
+    """A side spelling -> regex: a product's factors in any order; "/" "+" kept in place;
+    ``sqrt(...)`` -> √ or sqrt around its (product) argument."""
+    text = spelling.strip()
+    root = text.startswith("sqrt(") and text.endswith(")")
+    if root:
+        text = text[5:-1]
+    tokens = text.replace("(", " ").replace(")", " ").split()
+    ops = {"/": r"[ \t]*/[ \t]*", "+": r"[ \t]*\+[ \t]*"}
+    if any(t in ops for t in tokens) or any(t.startswith("-") for t in tokens):
+        body = _BETWEEN.join(ops.get(t) or _factor_regex(t) for t in tokens)
+    else:
+        if len(tokens) > MAX_PRODUCT:
+            raise ValueError(f"{spelling!r}: more than {MAX_PRODUCT} factors")
+        orders = dict.fromkeys(permutations(_factor_regex(t) for t in tokens))
+        body = "|".join(_BETWEEN.join(order) for order in orders)
+    if root:
+        body = rf"(?:√|sqrt)[ \t]*[({{]?[ \t]*(?:{body})[ \t]*[)}}]?"
+    return f"(?:{body})"
+
+
+def _relation(row: Mapping[str, object], ignore_case: bool) -> Relation:
+    sides = row["sides"]
+    if not (isinstance(sides, list) and len(sides) == 2 and all(sides)):
+        raise ValueError("'sides' must be two non-empty lists of spellings")
+    alternatives = ["|".join(_side_regex(s) for s in side) for side in sides]
+    flags = re.I if ignore_case else 0
+    # left of "=": the side ends the text, not glued to a letter or digit before it
+    ends = tuple(re.compile(rf"(?<![A-Za-z0-9])(?:{a})[ \t]*\Z", flags) for a in alternatives)
+    # right of "=": the side begins the text, not glued to a letter or digit after it
+    starts = tuple(re.compile(rf"[ \t]*(?:{a})(?![A-Za-z0-9])", flags) for a in alternatives)
+    return Relation(str(row.get("reads", "")), ends, starts)  # type: ignore[arg-type]
+
+
+def _load_relations(path: Path = RELATIONS_FILE) -> dict[str, tuple[Relation, ...]]:
+    """The relation table by method name (``method_relations.json``); a broken entry or an
+    unknown method name is an error naming the file and the entry."""
+    known = {m.name for m in METHODS}
+    out: dict[str, tuple[Relation, ...]] = {}
+    for i, entry in enumerate(json.loads(path.read_text(encoding="utf-8"))["relations"]):
+        try:
+            name = entry["method"]
+            if name not in known:
+                raise ValueError(f"{name!r} is not a method of {METHODS_FILE.name}")
+            ignore_case = bool(entry.get("ignore_case", False))
+            out[name] = tuple(_relation(row, ignore_case) for row in entry["relations"])
+        except (KeyError, TypeError, ValueError, re.error) as exc:
+            raise ValueError(f"{path}: relation entry #{i + 1} ({entry!r:.60}): {exc}") from exc
+    return out
+
+
+RELATIONS: dict[str, tuple[Relation, ...]] = _load_relations()
 
 _METHOD_WORDS = (
     "law laws equation equations formula formulas formulae method methods relation relations "
@@ -452,11 +560,27 @@ class _ResponseView:
     formula: str = ""
     lower: str = ""
     _ends: list[int] | None = field(default=None, repr=False)
+    _equations: list[tuple[str, str]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.formula = _formula_text(self.raw)
         self.names = _name_text(self.formula)
         self.lower = self.formula.lower()
+
+    def equations(self) -> list[tuple[str, str]]:
+        """(left, right) around each "=" of each line: the 80 characters before and after
+        it, up to the neighbouring "=" (built once per response)."""
+        if self._equations is None:
+            pairs: list[tuple[str, str]] = []
+            for line in self.formula.splitlines():
+                if "=" not in line:
+                    continue
+                sides = line.split("=")
+                pairs.extend((sides[i][-80:], sides[i + 1][:80]) for i in range(len(sides) - 1))
+                if len(pairs) > MAX_EQUATIONS:
+                    break
+            self._equations = pairs[:MAX_EQUATIONS]
+        return self._equations
 
     def sentence_ends(self) -> list[int]:
         if self._ends is None:
@@ -484,6 +608,7 @@ class _ResponseView:
 
 
 _SENTENCE_END_RE = re.compile(r"[.!?。;；](?=\s)|\n")
+MAX_EQUATIONS = 5_000  # "=" signs examined per response (a bound on degenerate text)
 
 
 def _method_evidence(method: Method, view: _ResponseView) -> str | None:
@@ -495,6 +620,24 @@ def _method_evidence(method: Method, view: _ResponseView) -> str | None:
         f = _formula_search(regex, view.lower)
         if f:
             return f"{method.name} formula {clip(f, 30)!r}"
+    return _relation_evidence(method, view)
+
+
+def _relation_evidence(method: Method, view: _ResponseView) -> str | None:
+    """The method applied through a defining relation (``method_relations.json``): an
+    equation whose side left of "=" ends with one side of a relation and whose side right
+    of it begins with the other."""
+    relations = RELATIONS.get(method.name)
+    if not relations or "=" not in view.formula:
+        return None
+    for left, right in view.equations():
+        for rel in relations:
+            for a, b in ((0, 1), (1, 0)):
+                end = rel.ends[a].search(left)
+                start = end and rel.starts[b].match(right)
+                if start:
+                    shown = f"{end.group().strip()} = {start.group().strip()}"
+                    return f"{method.name} applied through {clip(shown, 40)!r} ({rel.reads})"
     return None
 
 
