@@ -147,17 +147,25 @@ def requirement_scope(
     question: str, parameters: str, keyword: re.Pattern[str], default: Scope = "whole"
 ) -> Scope:
     """Whole response or final answer: the parameters decide if they state a scope, else
-    the question sentences that mention the requirement (``keyword``), else ``default``."""
+    the question sentences that mention the requirement (``keyword``): the clauses of
+    them that mention it first, then the whole sentences; else ``default``."""
     if parameters:
         scope = scope_of_sentence(parameters)
         if scope:
             return scope
     found = sentences_matching(question or "", keyword)
     if found:
-        scope = scope_of_sentence(" ".join(found))
-        if scope:
-            return scope
+        # the clauses that state this requirement first: in "Express the speed in scientific
+        # notation, and enclose the entire response in [[ ]]", "entire" is the wrapper's
+        clauses = [c for s in found for c in _CLAUSE_SPLIT_RE.split(s) if keyword.search(c)]
+        for text in (" ".join(clauses), " ".join(found)):
+            scope = scope_of_sentence(text) if text else None
+            if scope:
+                return scope
     return default
+
+
+_CLAUSE_SPLIT_RE = re.compile(r"[,;:]\s*(?:and|but|then|while)?\s+|\s+(?:and|but|while)\s+")
 
 
 # --------------------------------------------------------------------------- spans
@@ -229,8 +237,10 @@ def _join(text: str, lines: list[Span]) -> Span:
 # (Matched only at a run's start: linear however long the run. Runs of exactly two, the
 # common case, are replaced without a Python callback.)
 _COMMAND_START = r"(?=[A-Za-z()\[\]{},;:!%$_#&^ ])"
-_DOUBLED_COMMAND_RE = re.compile(r"(?<!\\)\\\\" + _COMMAND_START)
-_ESCAPED_COMMAND_RE = re.compile(r"(?<!\\)\\{3,}" + _COMMAND_START)
+# Each pattern starts with its literal backslash (the regex engine then skips ahead to the
+# next backslash) and looks behind after it.
+_DOUBLED_COMMAND_RE = re.compile(r"\\\\(?<!\\\\\\)" + _COMMAND_START)
+_ESCAPED_COMMAND_RE = re.compile(r"\\(?<!\\\\)\\{2,}" + _COMMAND_START)
 # \n, \t, \r: a JSON whitespace escape unless the letters after the backslash are a LaTeX
 # command (\nabla, \theta, \rho, \text, \right, ...) or an accent taking braces (\r{A}).
 _NTR_COMMANDS = frozenset(
@@ -253,7 +263,7 @@ def _whitespace_escape_re(letters: str) -> re.Pattern[str]:
         kept = [f"(?:{commands})(?![a-z])"] if commands else []
         kept += [re.escape(p) for p in starts] + [r"\{"]
         parts.append(f"{letter}(?!{'|'.join(kept)})")
-    return re.compile(r"(?<!\\)\\(?:" + "|".join(parts) + ")")
+    return re.compile(r"\\(?<!\\\\)(?:" + "|".join(parts) + ")")
 
 
 _NEWLINE_ESCAPE_RE = _whitespace_escape_re("n")
@@ -299,10 +309,8 @@ _BOX_COMMANDS = ("\\boxed", "\\fbox", "\\BOXED", "\\Boxed", "\\FBOX")
 def last_boxed(text: str, tries: int = 3) -> Span | None:
     """The content of the last well-formed ``\\boxed{...}`` / ``\\fbox{...}`` (nested
     braces allowed; ``\\BOXED`` too). Only the last ``tries`` commands are examined, to stay
-    linear. Read
-    through ``read_latex``: ``\\\\boxed{...}`` in a JSON string is a box, and its content
-    is the LaTeX it encodes."""
-    text = read_latex(text)
+    linear. ``\\\\boxed{...}`` in a JSON string is a box too (the command's last backslash
+    is found), and its content is read through ``read_latex``: the LaTeX it encodes."""
     end = len(text)
     for _ in range(tries):
         pos, cmd = max((text.rfind(c, 0, end), c) for c in _BOX_COMMANDS)
@@ -314,7 +322,8 @@ def last_boxed(text: str, tries: int = 3) -> Span | None:
         if brace < len(text) and text[brace] == "{":
             close = balanced_braces(text, brace)
             if close is not None:
-                return Span(text[brace + 1 : close], brace + 1, close, "\\boxed{}")
+                content = read_latex(text[brace + 1 : close])  # same length
+                return Span(content, brace + 1, close, "\\boxed{}")
         end = pos
     return None
 
