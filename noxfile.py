@@ -81,3 +81,16 @@ def judge_llama(session: nox.Session) -> None:
     install_project(session)
     session.install("llama-cpp-python[server]")
     session.run("pytest", "-m", "llama_server", *session.posargs, env=OFFLINE)
+
+
+@nox.session(python="3.11", default=False)
+def slurm(session: nox.Session) -> None:
+    """Opt-in, root: a real one-node SLURM cluster (Debian's slurm-wlm, slurmdbd, munge and
+    MariaDB, installed when missing; tests/slurm_cluster.py) runs `sci-eval -m ...
+    hydra/launcher=submitit_slurm` sweeps: jobs checked through sacct, a cancelled job
+    resumed. Every daemon is stopped by PID at the end. About 10 minutes on 2 cores."""
+    if os.geteuid() != 0:
+        session.error("nox -s slurm needs root: it installs Debian packages and runs slurmd")
+    install_project(session)
+    session.run("pytest", "-p", "no:randomly", "-m", "slurm", "tests/test_slurm.py",
+                *session.posargs, env=OFFLINE)  # fmt: skip

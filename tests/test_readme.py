@@ -241,7 +241,9 @@ def test_hydra_commands_compose(command: Command, tmp_path: Path) -> None:
             key, _, value = override.partition("=")
             chosen = hydra["runtime"]["choices"].get(key)  # a config group, e.g. judge=local_api
             got = chosen if chosen is not None else lookup({**config, "hydra": hydra}, key)
-            assert str(got) == value, f"{command}: {override} not applied"
+            # a list override ("tasks.names=[a,b]") composes to the list it writes
+            applied = str(got) == value or (value.startswith("[") and got == yaml.safe_load(value))
+            assert applied, f"{command}: {override} not applied"
         if "model" in config and config["model"]["backend"] in TEXT_BACKENDS:
             images = [n for n in config["tasks"]["names"] if not TEXT_TASKS.fullmatch(n)]
             assert not images, f"{command}: a text-only backend on image tasks {images}"
