@@ -34,6 +34,7 @@ import json
 import logging
 import math
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -484,8 +485,29 @@ def check_servers(config: dict[str, Any], judge: Any) -> None:
     args = config["model"].get("args") or {}
     if args.get("base_url"):
         reach(str(args["base_url"]), "model server", "model.args.base_url", str(args.get("model")))
-    if judge is not None:
-        reach(str(judge.base_url), "judge server", "judge.base_url (or judge=none)", judge.model)
+    check_judge(judge)
+
+
+def check_judge(judge: Any) -> None:
+    """The judge's pre-flight: a remote server has its key in the variable ``api_key_env``
+    names (local servers such as vllm serve take any key), and its server accepts a
+    connection. ``sci-eval``, ``sci-score`` and ``sci-lm-eval`` run it before any work."""
+    if judge is None:
+        return
+    host = urlsplit(str(judge.base_url)).hostname or ""
+    if not is_loopback(host) and not os.environ.get(judge.api_key_env):
+        raise ConfigError(
+            f"judge.api_key_env: {judge.api_key_env} is not set (the key for "
+            f"{shown_url(str(judge.base_url))}); export it or name another variable"
+        )
+    reach(str(judge.base_url), "judge server", "judge.base_url (or judge=none)", judge.model)
+
+
+def judge_preflight(judge: Any, correctness: Any = None) -> None:
+    """Every judge a command will ask, checked before any work (``check_judge``, and the
+    correctness judge's own role, ``check_correctness_judge``)."""
+    check_judge(judge)
+    check_correctness_judge(correctness)
 
 
 def check_correctness_judge(correctness: Any) -> None:
@@ -814,21 +836,22 @@ def cached_responses(cfg: DictConfig) -> int | None:
 RUNS_ROOT = "sci-eval-runs"  # hydra.run.dir's parent (conf/config.yaml)
 
 
-def remove_if_unused(folder: Path) -> None:
-    """Remove a job folder that holds nothing but Hydra's own log (a run that never
-    started leaves no folder behind); any other content is kept."""
-    # Hydra's job log (<job name>.log, e.g. app.log) is all Hydra writes there by itself
-    if not folder.is_dir() or any(not p.name.endswith(".log") for p in folder.iterdir()):
+def remove_if_unused(folder: Path, snapshot: bool = False) -> None:
+    """Remove a job folder that holds nothing but what Hydra writes by itself (its job log,
+    ``<job name>.log``, and with ``snapshot`` its ``.hydra/``): a run that never started
+    leaves no folder behind. Any other content is kept."""
+    leftover = {".hydra"} if snapshot else set()
+    if not folder.is_dir() or any(
+        not p.name.endswith(".log") and p.name not in leftover for p in folder.iterdir()
+    ):
         return
     for handler in logging.getLogger().handlers[:]:  # Hydra's file handler holds the log
         if getattr(handler, "baseFilename", "").startswith(str(folder.resolve())):
             handler.close()
             logging.getLogger().removeHandler(handler)
-    for leftover in folder.iterdir():
-        leftover.unlink()
-    folder.rmdir()
-    if folder.parent.name == RUNS_ROOT and not any(folder.parent.iterdir()):
-        folder.parent.rmdir()  # the runs folder this run created
+    shutil.rmtree(folder)
+    if folder.parent.name in (RUNS_ROOT, "scores") and not any(folder.parent.iterdir()):
+        folder.parent.rmdir()  # the runs (re-scores) folder this run created
 
 
 def write_snapshot(cfg: DictConfig, hydra_cfg: Any, folder: Path) -> None:

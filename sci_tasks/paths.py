@@ -24,9 +24,15 @@ def hydra_quoted(value: str) -> str:
     return "'" + escaped.replace("${", "\\${") + "'"
 
 
+def is_path(arg: str) -> bool:
+    """A command-line argument that names a path: one that exists, or one that cannot be an
+    override (no ``=``)."""
+    return "=" not in arg or Path(arg).expanduser().exists()
+
+
 def path_override(argv: list[str], key: str) -> tuple[list[str], str | None]:
     """``argv`` with the folder given as ``key=<path>`` or as the first argument that is an
-    existing path (an override such as ``judge=x`` is none) rewritten to ``key='<path>'``
+    path (``is_path``: an override such as ``judge=x`` is none) rewritten to ``key='<path>'``
     (Hydra-quoted); returns the new argv and the raw path (None when there is none). A
     value the user quoted for Hydra already is left alone."""
     out: list[str] = []
@@ -40,7 +46,7 @@ def path_override(argv: list[str], key: str) -> tuple[list[str], str | None]:
                 continue
             found = value
             out.append(f"{key}={hydra_quoted(value)}")
-        elif found is None and not arg.startswith("-") and Path(arg).expanduser().exists():
+        elif found is None and not arg.startswith("-") and is_path(arg):
             found = arg
             out.append(f"{key}={hydra_quoted(arg)}")
         else:

@@ -153,20 +153,22 @@ def free_cores() -> str:
     return str(max(1, min(cores, round(cores - busy_cores()))))
 
 
-def model_name(*, _root_: Any) -> str:
-    """``model.name`` for the run and sweep folder names, ``unset`` while an option it is
-    made of is missing (``model=local_api`` without ``model.args.model``): Hydra resolves
-    the folder before the job starts, and the job names the missing option in one line."""
+def name_or_unset(key: str, *, _root_: Any) -> str:
+    """The config value at ``key`` (``model.name``, ``judge.name``) for a run or sweep
+    folder name, ``unset`` while an option it is made of is missing (``model=local_api``
+    without ``model.args.model``): Hydra resolves the folder before the job starts, and the
+    job then names the missing option in one line."""
     from omegaconf.errors import InterpolationResolutionError, MissingMandatoryValue
 
     try:
-        return str(_root_.model.name)
+        value = OmegaConf.select(_root_, key, throw_on_missing=True)
     except (MissingMandatoryValue, InterpolationResolutionError):
         return "unset"
+    return "" if value is None else str(value)
 
 
 OmegaConf.register_new_resolver("sci_pkg_dir", package_dir, replace=True)
-OmegaConf.register_new_resolver("sci_model_name", model_name, replace=True)
+OmegaConf.register_new_resolver("sci_name_or_unset", name_or_unset, replace=True)
 OmegaConf.register_new_resolver("sci_job_name", job_name, replace=True)
 OmegaConf.register_new_resolver("sci_safe_name", safe_name, replace=True)
 OmegaConf.register_new_resolver("sci_gguf_model", gguf_model, replace=True, use_cache=True)

@@ -94,6 +94,13 @@ def task_scoring(task: str) -> TaskScoring | None:
     return scoring_of(load_ours([task])["tasks"][task])
 
 
+def _own_results(run_dir: Path) -> list[Path]:
+    """The model's own ``results_*.json`` under ``run_dir``, not earlier re-scores."""
+    return [
+        p for p in run_dir.rglob("results_*.json") if "scores" not in p.relative_to(run_dir).parts
+    ]
+
+
 def rescore_run(
     run_dir: Path,
     out_dir: Path,
@@ -102,9 +109,7 @@ def rescore_run(
 ) -> list[Path]:
     """Re-score every run found under ``run_dir`` with ``judge``; returns the results files."""
     written = []
-    results_files = sorted(  # the model's own runs, not earlier re-scores
-        p for p in run_dir.rglob("results_*.json") if "scores" not in p.relative_to(run_dir).parts
-    )
+    results_files = sorted(_own_results(run_dir))
     if not results_files:
         raise FileNotFoundError(f"no lm-eval results_*.json under {run_dir}")
     for results_file in results_files:
@@ -282,13 +287,40 @@ def judge_config(cfg: DictConfig) -> JudgeConfig | None:
     return JudgeConfig.from_mapping({str(k): v for k, v in settings.items()})
 
 
+def preflight(cfg: DictConfig, out_dir: Path) -> tuple[Any, Any]:
+    """sci-eval's checks before any work (``app.judge_preflight``): no option left unset,
+    the judges' settings valid, their keys present and their servers reachable. A failure
+    is one line, and the output folder Hydra made for the re-score is removed."""
+    from sci_tasks.app import (
+        ConfigError,
+        ServerUnreachable,
+        config_file,
+        judge_preflight,
+        remove_if_unused,
+        resolved_config,
+    )
+
+    choices = {str(k): v for k, v in HydraConfig.get().runtime.choices.items()}
+    try:
+        resolved_config(cfg, choices)  # an unset option, named with its config file
+        try:
+            judge, correctness = judge_config(cfg), correctness_judge_config(cfg)
+        except ValueError as exc:
+            raise ConfigError(f"judge ({config_file('judge', choices)}): {exc}") from None
+        judge_preflight(judge, correctness)
+    except (ConfigError, ServerUnreachable) as exc:
+        remove_if_unused(out_dir, snapshot=True)  # Hydra's .hydra/ and score.log only
+        raise SystemExit(f"sci-score: {exc}") from None
+    return judge, correctness
+
+
 @hydra.main(config_path="pkg://sci_tasks.conf", config_name="score", version_base="1.3")
-def main(cfg: DictConfig) -> None:
+def rescore(cfg: DictConfig) -> None:
     from lm_eval.utils import make_table
 
     run_dir = Path(cfg.run_dir).expanduser().resolve()
     out_dir = Path(HydraConfig.get().runtime.output_dir)
-    judge, correctness = judge_config(cfg), correctness_judge_config(cfg)
+    judge, correctness = preflight(cfg, out_dir)
     ledger = judge_usage.start()  # what the judges cost in this re-score
     written = rescore_run(run_dir, out_dir, judge, correctness)
     usage = ledger.summary()
@@ -300,6 +332,33 @@ def main(cfg: DictConfig) -> None:
         print(f"re-scored results: {path}")
     for line in judge_usage.summary_lines(usage):
         print(line)
+
+
+USAGE = "usage: sci-score RUN_DIR [judge=...] [overrides]   (or run_dir=RUN_DIR)"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``sci-score RUN_DIR judge=...`` or ``sci-score run_dir=RUN_DIR judge=...``: the
+    folder (a run, a sweep job, a sweep, an lm_eval output folder) is read before Hydra
+    parses the overrides, so ``=`` and spaces in it need no quoting (``sci_tasks.paths``)."""
+    import sys
+
+    from sci_tasks.paths import path_override
+
+    args, raw = path_override(list(sys.argv[1:] if argv is None else argv), "run_dir")
+    if raw is None and not any(a in args for a in ("--help", "-h", "--cfg", "-c", "--info")):
+        raise SystemExit(f"sci-score: which run? {USAGE}")
+    if raw is not None:
+        folder = Path(raw).expanduser()
+        if not folder.is_dir():
+            raise SystemExit(f"sci-score: run_dir {raw} is not a folder")
+        if not any(_own_results(folder)):
+            raise SystemExit(
+                f"sci-score: no lm-eval results_*.json under {raw} (a run written with "
+                "--log_samples, e.g. by sci-eval or lm_eval --output_path)"
+            )
+    sys.argv = [sys.argv[0], *args]
+    rescore()
 
 
 if __name__ == "__main__":
