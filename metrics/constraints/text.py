@@ -147,8 +147,9 @@ def requirement_scope(
     question: str, parameters: str, keyword: re.Pattern[str], default: Scope = "whole"
 ) -> Scope:
     """Whole response or final answer: the parameters decide if they state a scope, else
-    the question sentences that mention the requirement (``keyword``): the clauses of
-    them that mention it first, then the whole sentences; else ``default``."""
+    the question sentences that mention the requirement (``keyword``), read clause by
+    clause (split at ";" and at "and / but / then" before an instruction verb: "...
+    notation, and enclose ..."): only the clauses that mention it; else ``default``."""
     if parameters:
         scope = scope_of_sentence(parameters)
         if scope:
@@ -157,15 +158,20 @@ def requirement_scope(
     if found:
         # the clauses that state this requirement first: in "Express the speed in scientific
         # notation, and enclose the entire response in [[ ]]", "entire" is the wrapper's
+        # ("... and" / ";" separate clauses; another clause's scope words are not this one's)
         clauses = [c for s in found for c in _CLAUSE_SPLIT_RE.split(s) if keyword.search(c)]
-        for text in (" ".join(clauses), " ".join(found)):
-            scope = scope_of_sentence(text) if text else None
-            if scope:
-                return scope
+        scope = scope_of_sentence(" ".join(clauses or found))
+        if scope:
+            return scope
     return default
 
 
-_CLAUSE_SPLIT_RE = re.compile(r"[,;:]\s*(?:and|but|then|while)?\s+|\s+(?:and|but|while)\s+")
+_CLAUSE_SPLIT_RE = re.compile(
+    r";\s*|,?\s+(?:and|but|then)\s+(?:also\s+)?(?=(?:enclose|wrap|put|place|write|give|express|"
+    r"use|provide|round|report|present|return|answer|respond|format|show|state|box|include|"
+    r"keep|make|list|explain|start|begin|end|finish|mark|highlight|bold)\b)",
+    re.I,
+)
 
 
 # --------------------------------------------------------------------------- spans
