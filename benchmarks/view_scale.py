@@ -171,7 +171,9 @@ def serve() -> tuple[ThreadingHTTPServer, str]:
 # --- the sweep ------------------------------------------------------------------------------
 
 
-def run_sweep(work: Path, data: Path, models: list[str], url: str) -> Path:
+def run_sweep(work: Path, data: Path, models: list[str], url: str, tries: int = 3) -> Path:
+    """One ``sci-eval -m`` per model into the same sweep folder (a job that fails is tried
+    again, its folder removed first); a model whose job is done is not run again."""
     sweep = work / "sweep"
     env = dict(os.environ)
     env |= {
@@ -182,20 +184,34 @@ def run_sweep(work: Path, data: Path, models: list[str], url: str) -> Path:
         "HF_DATASETS_OFFLINE": "1",
     }
     env.pop("SCI_TASKS_DATA_DIR", None)
-    cmd = [
-        _script("sci-eval"), "-m", "model=local_api", f"model.args.base_url={url}",
-        f"model.args.model={','.join(models)}", "model.args.num_concurrent=8",
-        "tasks=scimif", "use_cache=false", f"hydra.sweep.dir={sweep}",
-    ]  # fmt: skip
-    print("$", " ".join(cmd[1:]).replace(str(work), "$WORK"), flush=True)
     start = time.monotonic()
-    proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.exit(
-            f"sci-eval failed ({proc.returncode}):\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}"
-        )
-    print(f"sci-eval sweep of {len(models)} models: {time.monotonic() - start:.0f} s", flush=True)
+    for model in models:
+        for attempt in range(1, tries + 1):
+            if job_of(sweep, model):
+                break
+            for failed in sweep.glob(f"{model}__*"):
+                shutil.rmtree(failed)
+            cmd = [
+                _script("sci-eval"), "-m", "model=local_api", f"model.args.base_url={url}",
+                f"model.args.model={model}", "model.args.num_concurrent=8", "tasks=scimif",
+                "use_cache=false", f"hydra.sweep.dir={sweep}",
+            ]  # fmt: skip
+            print("$ sci-eval", " ".join(cmd[1:]).replace(str(work), "$WORK"), flush=True)
+            proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True)
+            if proc.returncode != 0:
+                print(f"sci-eval failed (try {attempt} of {tries}):\n{proc.stderr[-1500:]}")
+        if not job_of(sweep, model):
+            sys.exit(f"sci-eval did not finish {model} in {tries} tries")
+    print(f"sci-eval, {len(models)} models: {time.monotonic() - start:.0f} s", flush=True)
     return sweep
+
+
+def job_of(sweep: Path, model: str) -> Path | None:
+    """The model's finished job folder in the sweep (manifest status "done")."""
+    for manifest in sweep.glob(f"{model}__*/manifest.json"):
+        if json.loads(manifest.read_text()).get("status") == "done":
+            return manifest.parent
+    return None
 
 
 def _script(name: str) -> str:
@@ -399,19 +415,16 @@ def main() -> None:
         work = (args.work or Path(tmp)).resolve()
         work.mkdir(parents=True, exist_ok=True)
         data, sweep = work / "scimif", work / "sweep"
-        if not (sweep / "multirun.yaml").is_file():  # a kept --work folder is reused
-            shutil.rmtree(data, ignore_errors=True)
-            data.mkdir()
+        if not (data / "physics.jsonl").is_file():  # a kept --work folder is reused
+            data.mkdir(exist_ok=True)
             print(f"SciMIF folder: {make_scimif(data, args.records)} records", flush=True)
-            server, url = serve()
-            try:
-                run_sweep(work, data, [f"bench-model-{i}" for i in range(1, args.models + 1)], url)
-            finally:
-                server.shutdown()
-        jobs = sorted(
-            (p for p in sweep.iterdir() if (p / "manifest.json").is_file()),
-            key=lambda p: int(p.name.split("__")[0].rsplit("-", 1)[1]),
-        )
+        models = [f"bench-model-{i}" for i in range(1, args.models + 1)]
+        server, url = serve()
+        try:
+            run_sweep(work, data, models, url)
+        finally:
+            server.shutdown()
+        jobs = [job for m in models if (job := job_of(sweep, m))]
         few = work / f"sweep-{args.few}"
         if not few.is_dir():  # the first jobs of the same sweep, as a sweep folder of their own
             for job in jobs[: args.few]:

@@ -543,8 +543,14 @@ def test_paging_and_filters_over_the_data(
             browser.find_element("id", "p-next").click()
     assert len(seen) == len(set(seen)) == n_docs  # every document once, over the pages
     assert browser.find_element("id", "p-next").get_attribute("disabled")
-    browser.find_element("id", "p-first").click()
+    browser.execute_script("window.scrollTo(0, document.body.scrollHeight)")  # at the end
+    browser.find_element("id", "p-first").click()  # the pager stays in the sticky filter bar
     assert state()[1] == 1
+    card_top, bar_bottom = browser.execute_script(
+        "return [document.querySelector('.card').getBoundingClientRect().top,"
+        " document.getElementById('filters').getBoundingClientRect().bottom]"
+    )
+    assert bar_bottom <= card_top < 1000  # the new page from its first card, below the bar
 
     # a filter over the data: the copies of document 1 (all 50 of them) from every page
     choose(browser, "f-check", "general_number_response")
