@@ -186,7 +186,8 @@ def _letter_case(inp: CheckInput, upper: bool) -> Verdict:
     text, where = scoped_text(inp.response, scope)
     # LaTeX command and environment names are markup, not prose; the letters of their
     # arguments (\text{Speed}, \BOXED{SPEED}, a variable $V$) are the response's letters
-    text = _LATEX_COMMAND_RE.sub(" ", _LATEX_ENVIRONMENT_RE.sub(" ", read_latex(text)))
+    if "\\" in text:
+        text = _LATEX_COMMAND_RE.sub(" ", _LATEX_ENVIRONMENT_RE.sub(" ", read_latex(text)))
     if "{" in text:  # JSON / dict keys are structure, not prose: only the values are text
         text = _OBJECT_KEY_RE.sub(" ", text)
     if "```" in text or "~~~" in text:  # so is a code fence's language tag

@@ -6,6 +6,7 @@ option counts as named), the scene options (``geography.py``) and the property l
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -216,6 +217,7 @@ def _formula_shaped(text: str) -> bool:
     return pos == len(text) and symbols > 0
 
 
+@functools.lru_cache(maxsize=4096)
 def _notation_kind(text: str) -> str:
     """ "clear": a chemical notation beyond doubt (a SMILES or formula with digits, bonds,
     brackets or two element symbols in mixed case: ``c1ccccc1``, ``CC(=O)O``, ``NaCl``;

@@ -308,8 +308,9 @@ def balanced_braces(text: str, open_pos: int) -> int | None:
     return None
 
 
+_BOX_COMMANDS = ("\\boxed", "\\fbox")
 # An upper-cased \BOXED{...} (a response whose case a letter-case rule forced) is a box too.
-_BOX_COMMANDS = ("\\boxed", "\\fbox", "\\BOXED", "\\Boxed", "\\FBOX")
+_UPPER_BOX_COMMANDS = ("\\BOXED", "\\Boxed", "\\FBOX")
 
 
 def last_boxed(text: str, tries: int = 3) -> Span | None:
@@ -318,8 +319,11 @@ def last_boxed(text: str, tries: int = 3) -> Span | None:
     linear. ``\\\\boxed{...}`` in a JSON string is a box too (the command's last backslash
     is found), and its content is read through ``read_latex``: the LaTeX it encodes."""
     end = len(text)
+    commands = _BOX_COMMANDS
+    if "\\B" in text or "\\F" in text:
+        commands += _UPPER_BOX_COMMANDS
     for _ in range(tries):
-        pos, cmd = max((text.rfind(c, 0, end), c) for c in _BOX_COMMANDS)
+        pos, cmd = max((text.rfind(c, 0, end), c) for c in commands)
         if pos < 0:
             return None
         brace = pos + len(cmd)

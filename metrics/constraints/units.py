@@ -219,6 +219,7 @@ def in_family(unit: Unit, family: str) -> bool:
     return bool(own) and all(sym in imperial for sym in own)
 
 
+@functools.lru_cache(maxsize=4096)
 def _without_counts(unit: Unit) -> tuple[Unit, Unit]:
     """(the unit without its count factors, the count factors); a unit that is only a
     count (nt, bp, cells) keeps them."""
@@ -250,8 +251,10 @@ def same_unit(found: Unit, required: Unit) -> bool:
 
 def carries(units: Iterable[Unit], required: Iterable[Unit]) -> bool:
     """Whether any reading in ``units`` is any unit of ``required`` (``same_unit``)."""
-    wanted = list(required)
-    return any(same_unit(u, r) for u in units for r in wanted)
+    wanted, found = tuple(required), tuple(units)
+    if any(u in wanted for u in found):  # equal canonical forms: the common case
+        return True
+    return any(same_unit(u, r) for u in found for r in wanted)
 
 
 # --------------------------------------------------------------------------- cleaning
