@@ -240,7 +240,7 @@ def address_format_validity(inp: CheckInput) -> Verdict:
     # Components the format marks optional ("house number (if discernible)") may be left
     # out: the parts are matched to the slots with that many optional slots dropped.
     problem = ""
-    for left_out in combinations(optional, count - len(parts)):
+    for left_out in islice(combinations(optional, count - len(parts)), MAX_OMISSIONS):
         kept = [name for i, name in enumerate(names) if i not in left_out]
         problem = _slot_problem(parts, kept)
         if not problem:
@@ -255,6 +255,9 @@ def address_format_validity(inp: CheckInput) -> Verdict:
     )
 
 
+# Ways of leaving optional slots out that are tried (a bound for degenerate formats with
+# dozens of optional slots; real ones have one or two).
+MAX_OMISSIONS = 256
 # "house number (if discernible)", "postal code (optional)": a slot that may be left out.
 _OPTIONAL_SLOT_RE = re.compile(
     r"[ \t]*[(\[][ \t]*(?:if[ \t]+(?:discernible|known|available|visible|legible|identifiable|"
