@@ -10,7 +10,8 @@ tuple, dictionary, markdown, html, xml, csv). Terms are those of ``text.py``. Ru
 * list / tuple / dictionary: the text starts and ends with a bracket and
   ``ast.literal_eval`` gives a list / a parenthesised tuple / a dict holding every
   required key ("keys: a, b", quoted names in a sentence about keys, or the keys of a
-  ``{...}`` template in the question; none named -> any dict).
+  ``{...}`` template in the question; none named -> any dict); a key the format marks
+  optional ("'cas_number' (if known)", ``text.OPTIONAL_MARK_RE``) may be left out.
 * html_constraint: a linear tag scanner (``_html_problem``) sees at least one element,
   every element an HTML element (``HTML_ELEMENTS``, the HTML Living Standard's names; a
   custom element with a hyphen; any name inside ``<svg>`` / ``<math>``): an arbitrary tag
@@ -45,10 +46,12 @@ from sci_tasks.metrics.constraints.base import (
 )
 from sci_tasks.metrics.constraints.options import split_items
 from sci_tasks.metrics.constraints.text import (
+    OPTIONAL_MARK_RE,
     clean_parameters,
     clip,
     enclosed,
     last_answer_marker,
+    optional_part,
     plural,
     sentences_matching,
     show_items,
@@ -165,7 +168,11 @@ def _required_keys(params: str, question: str) -> tuple[list[str], str]:
             if keys:
                 return keys, source
         for sentence in sentences_matching(text, _KEY_SENTENCE_RE):
-            quoted = [m.group(1).strip() for m in _QUOTED_RE.finditer(sentence)]
+            # a mark right after the quoted key makes it optional: 'cas_number' (if known)
+            quoted = [
+                m.group(1).strip() + (" (optional)" if _mark_after(sentence, m.end()) else "")
+                for m in _QUOTED_RE.finditer(sentence)
+            ]
             if quoted:
                 return quoted, source
         for template in enclosed(text, "{", "}"):
@@ -175,9 +182,18 @@ def _required_keys(params: str, question: str) -> tuple[list[str], str]:
     return [], ""
 
 
+def _mark_after(text: str, pos: int) -> bool:
+    mark = OPTIONAL_MARK_RE.match(text, pos)
+    return mark is not None and mark.group().strip().startswith(("(", "["))
+
+
 @register("general_dictionary_constraint")
 def dictionary_constraint(inp: CheckInput) -> Verdict:
-    keys, source = _required_keys(clean_parameters(inp.parameters), inp.question or "")
+    named, source = _required_keys(clean_parameters(inp.parameters), inp.question or "")
+    # keys the format marks optional ("cas_number (if known)") may be left out
+    marked = [optional_part(k) for k in named]
+    keys = [k for k, is_optional in marked if not is_optional]
+    optional = [k for k, is_optional in marked if is_optional]
 
     def check(text: str, where: str) -> Verdict:
         value, error = _python_literal(text, where)
@@ -189,6 +205,8 @@ def dictionary_constraint(inp: CheckInput) -> Verdict:
         if missing:
             return Verdict.failed(f"dict in {where} lacks required key(s) {show_items(missing)}")
         found = f", required keys {show_items(keys)} (from the {source}) present" if keys else ""
+        left = [k for k in optional if k not in value]
+        found += f"; optional key(s) {show_items(left)} left out" if left else ""
         return Verdict.passed(f"{where} is a Python dict of {plural(len(value), 'key')}{found}")
 
     return _first_valid(inp, _DICT_KEY, _PY_LANGS, check)

@@ -54,6 +54,7 @@ from sci_tasks.metrics.constraints.text import (
     last_content_line,
     last_line,
     non_empty_lines,
+    optional_part,
     paragraphs,
     parse_int,
     plural,
@@ -227,8 +228,9 @@ def address_format_validity(inp: CheckInput) -> Verdict:
     shown = "newline" if used == "\n" else repr(used)
     if any(not p for p in parts):
         return Verdict.failed(f"empty component in {where} split on {shown}: {clip(text)!r}")
-    optional = [i for i, slot in enumerate(slots) if _OPTIONAL_SLOT_RE.search(slot)]
-    names = [_OPTIONAL_SLOT_RE.sub("", slot).strip() for slot in slots]
+    marked = [optional_part(slot) for slot in slots]
+    optional = [i for i, (_, is_optional) in enumerate(marked) if is_optional]
+    names = [name for name, _ in marked]
     required = count - len(optional)
     if not required <= len(parts) <= count:
         need = f"{count}" if not optional else f"{required} to {count}"
@@ -258,14 +260,6 @@ def address_format_validity(inp: CheckInput) -> Verdict:
 # Ways of leaving optional slots out that are tried (a bound for degenerate formats with
 # dozens of optional slots; real ones have one or two).
 MAX_OMISSIONS = 256
-# "house number (if discernible)", "postal code (optional)": a slot that may be left out.
-_OPTIONAL_SLOT_RE = re.compile(
-    r"[ \t]*[(\[][ \t]*(?:if[ \t]+(?:discernible|known|available|visible|legible|identifiable|"
-    r"applicable|any|present|shown)|optional(?:ly)?|where[ \t]+(?:available|known|visible|"
-    r"discernible|applicable))[ \t]*[)\]]"
-    r"|[ \t]+(?:if[ \t]+(?:discernible|known|available|visible|applicable|any)|\(?optional\)?)$",
-    re.I,
-)
 
 
 def _slot_problem(parts: list[str], slots: list[str]) -> str:

@@ -174,6 +174,23 @@ _CLAUSE_SPLIT_RE = re.compile(
 )
 
 
+# A component a format marks optional, which the answer may leave out (issue 19): "house
+# number (if discernible)", "'cas_number' (if known)", "postal code (optional)".
+OPTIONAL_MARK_RE = re.compile(
+    r"[ \t]*[(\[][ \t]*(?:if[ \t]+(?:discernible|known|available|visible|legible|identifiable|"
+    r"applicable|any|present|shown)|optional(?:ly)?|where[ \t]+(?:available|known|visible|"
+    r"discernible|applicable))[ \t]*[)\]]"
+    r"|[ \t]+(?:if[ \t]+(?:discernible|known|available|visible|applicable|any)|\(?optional\)?)$",
+    re.I,
+)
+
+
+def optional_part(name: str) -> tuple[str, bool]:
+    """``name`` without its optional mark (``OPTIONAL_MARK_RE``), and whether it had one."""
+    bare = OPTIONAL_MARK_RE.sub("", name).strip()
+    return bare, bare != name.strip()
+
+
 # --------------------------------------------------------------------------- spans
 
 
