@@ -227,9 +227,9 @@ def schedule(benchmark: str, docs: Sequence[Mapping[str, Any]], responses: Seque
             batch_docs.append(doc)
             batch_responses.append(response)
     with _lock:
-        for judge, (batch_docs, batch_responses) in batches.items():
+        for pair, (batch_docs, batch_responses) in batches.items():
             number = next(_batches)
-            _pending[number] = (benchmark, judge, batch_docs, batch_responses)
+            _pending[number] = (benchmark, pair, batch_docs, batch_responses)
             for doc, response in zip(batch_docs, batch_responses, strict=True):
                 _batch_of[_fingerprint(doc, response)] = number
 
