@@ -247,3 +247,43 @@ def test_sci_score_manifest_counts_each_role_as_its_server_did(
     assert (graded["prompt_tokens"], graded["completion_tokens"]) == (cv.prompt, cv.completion)
     assert graded["models"] == ["cv"]
     assert f"judge correctness (cv): {RECORDS} question(s), 0 from cache, 1 failed; " in printed
+
+
+# --- the ledger itself, in process ----------------------------------------------------------
+
+
+def test_a_question_asked_again_is_one_request_and_a_reply_without_usage_adds_no_tokens(
+    tmp_path: Path,
+) -> None:
+    from sci_tasks.metrics.judge import JudgeClient, JudgeConfig, JudgeRequest, usage
+    from sci_tasks.metrics.judge.client import reported_tokens
+
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    bodies = {"with": completion('{"ok": true}'), "without": completion('{"ok": false}')}
+    no_usage = json.loads(bodies["without"])
+    del no_usage["usage"]
+    bodies["without"] = json.dumps(no_usage).encode()
+
+    def reply(payload: dict[str, Any]) -> Reply:
+        return 200, "application/json", bodies[payload["messages"][-1]["content"]]
+
+    assert reported_tokens(bodies["with"]) == (1, 1) and reported_tokens(bodies["without"]) is None
+    with scripted_server(reply) as server:
+        settings = {"model": "m", "base_url": server.base_url, "cache_dir": str(tmp_path)}
+        client = JudgeClient(JudgeConfig.from_mapping(settings))
+        ledger = usage.start()
+        for prompt in ("with", "with", "without", "without"):  # each asked twice
+            assert client.ask(JudgeRequest(prompt, schema, "v1")).ok
+        got = ledger.summary()["constraints"]
+        assert len(server.requests) == 2 == got["calls"] == got["requests"]
+        assert (got["prompt_tokens"], got["completion_tokens"], got["calls_without_usage"]) == (
+            1,
+            1,
+            1,
+        )
+        # a new run (ledger) that asks again: answered from the cache, no call
+        again = usage.start()
+        assert client.ask(JudgeRequest("with", schema, "v1")).ok
+        second = again.summary()["constraints"]
+        assert (second["requests"], second["cached"], second["calls"]) == (1, 1, 0)
+        assert ledger.summary()["correctness"]["requests"] == 0  # every role has an entry

@@ -272,10 +272,12 @@ def reported_tokens(body: bytes) -> tuple[int, int] | None:
     reported = completion.get("usage") if isinstance(completion, dict) else None
     if not isinstance(reported, dict):
         return None
-    counts = [reported.get("prompt_tokens"), reported.get("completion_tokens")]
-    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts):
-        return None
-    return counts[0], counts[1]
+    prompt, completion_tokens = reported.get("prompt_tokens"), reported.get("completion_tokens")
+    # whole counts only (``type(...) is int``: a JSON true is no count)
+    if type(prompt) is int and type(completion_tokens) is int:
+        if prompt >= 0 and completion_tokens >= 0:
+            return prompt, completion_tokens
+    return None
 
 
 class _Retryable(Exception):
