@@ -298,6 +298,10 @@ def test_lm_eval_keeps_every_sample_when_a_reply_holds_a_lone_surrogate(
     (results,) = (tmp_path / "out").rglob("results_*.json")
     parsed = json.loads(results.read_text(), parse_constant=_no_constants)
     assert parsed["results"]["scimif_chem"]["correct,none"] is None
+    # ... and so are its samples: a sample's `correct` without a judge is null
+    (samples_file,) = (tmp_path / "out").rglob("samples_scimif_chem_*.jsonl")
+    lines = [json.loads(line, parse_constant=_no_constants) for line in samples_file.open()]
+    assert len(lines) == 3 and all(line["correct"] is None for line in lines)
 
 
 def _no_constants(name: str) -> None:
