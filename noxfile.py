@@ -1,14 +1,18 @@
-"""Sessions: lint, typecheck, tests (shuffled order), tests_each_file (every test file alone);
-smoke and judge_llama on demand. `nox` runs the first four: the README's test command."""
+"""Sessions: lint and tests (mypy, then the suite once on every core, shuffled) are `nox`,
+the README's test command; tests_each_file, typecheck, smoke and judge_llama on demand."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nox
 
-nox.options.sessions = ["lint", "typecheck", "tests", "tests_each_file"]
+nox.options.sessions = ["lint", "tests"]
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
 
@@ -17,6 +21,10 @@ ROOT = Path(__file__).parent
 # the packaged small model, without its dependencies (they would compile llama.cpp).
 TORCH = "torch==2.13.0"
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+# pytest-xdist, one worker per core; a test file stays on one worker (its module fixtures,
+# e.g. the README's sweep, run once), the files and the tests in each in pytest-randomly's
+# order: each run a new seed (in the header), so which files share a worker changes too.
+PARALLEL = ("-n", "auto", "--dist", "loadfile")
 
 
 def install_project(session: nox.Session, *, editable: bool = True) -> None:
@@ -30,22 +38,40 @@ def install_project(session: nox.Session, *, editable: bool = True) -> None:
 
 @nox.session(python="3.11")
 def tests(session: nox.Session) -> None:
-    """Unit, data-driven metric and end-to-end tests (a real model on CPU included), in a
-    shuffled order (pytest-randomly; repeat one with `nox -s tests -- --randomly-seed=N`)."""
+    """mypy, then unit, data-driven metric and end-to-end tests (a real model on CPU
+    included) on every core, in a shuffled order (repeat one order with
+    `nox -s tests -- --randomly-seed=N`; one process: `-- -n 0`). One environment for both:
+    a second one would install torch and lm-eval again (about 3 minutes)."""
     install_project(session)
-    session.run("pytest", *session.posargs, env=OFFLINE)
+    check_types(session)
+    session.run("pytest", *PARALLEL, *session.posargs, env=OFFLINE)
 
 
-@nox.session(python="3.11")
+@nox.session(python="3.11", default=False)
 def tests_each_file(session: nox.Session) -> None:
-    """Every test file in a process of its own, in file order: with `tests` (one process,
-    order shuffled by pytest-randomly, seed in the header) this shows that no test leans on
-    another having run first. The real-model (e2e) tests run in `tests` only: a minute each."""
+    """Opt-in: every test file in a process of its own, in file order, two files at a time:
+    no test file leans on another having run first in its process (`tests` shuffles, so it
+    finds that only by chance). The real-model (e2e) tests run in `tests` only."""
     install_project(session)
     files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py"))
-    for path in files:
-        session.run("pytest", "-q", "-p", "no:randomly", "-m", "not e2e and not llama_server",
-                    path, *session.posargs, env=OFFLINE, success_codes=[0, 5])  # fmt: skip
+    pytest = shutil.which("pytest", path=session.bin) or "pytest"
+    env = {**os.environ, **OFFLINE}
+
+    def alone(path: str) -> tuple[str, subprocess.CompletedProcess[str]]:
+        cmd = [pytest, "-q", "-p", "no:randomly", "-m", "not e2e and not llama_server", path]
+        return path, subprocess.run(
+            [*cmd, *session.posargs], capture_output=True, text=True, env=env, cwd=ROOT
+        )
+
+    failed = []
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for path, out in pool.map(alone, files):
+            session.log(f"{path}: {out.stdout.strip().splitlines()[-1] if out.stdout else ''}")
+            if out.returncode not in (0, 5):  # 5: every test of the file deselected
+                sys.stdout.write(out.stdout[-6000:] + out.stderr[-3000:])
+                failed.append(path)
+    if failed:
+        session.error(f"failed when run alone: {', '.join(failed)}")
 
 
 @nox.session(python="3.11")
@@ -55,18 +81,27 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "format", "--check", ".")
 
 
-@nox.session(python="3.11")
+def check_types(session: nox.Session) -> None:
+    """mypy on the package as `pip install .` lays it out (a copy under the session's tmp):
+    mypy cannot follow setuptools' editable mapping of metrics/, conf/ and templates/. The
+    dependencies (torch, lm-eval...) are the environment's."""
+    tmp = Path(session.create_tmp())
+    installed = tmp / "sci-tasks-installed"
+    shutil.rmtree(installed, ignore_errors=True)
+    session.run("python", "-m", "pip", "install", "-q", "--no-deps", "--target", str(installed),
+                str(ROOT))  # fmt: skip
+    with session.chdir(tmp):  # import sci_tasks from that copy, not from the checkout
+        session.run("mypy", "-p", "sci_tasks", env={"MYPYPATH": str(installed)})
+
+
+@nox.session(python="3.11", default=False)
 def typecheck(session: nox.Session) -> None:
-    """mypy on the installed package: mypy cannot follow setuptools' editable mapping of
-    metrics/, conf/ and templates/, so check what a user gets from `pip install .`."""
-    install_project(session, editable=False)
-    session.install("mypy>=1.10", "types-PyYAML")
-    tmp = session.create_tmp()
-    session.chdir(tmp)  # import sci_tasks from site-packages, not from the checkout
-    session.run("mypy", "-p", "sci_tasks")
+    """Opt-in: mypy alone (`tests` runs it first)."""
+    install_project(session)
+    check_types(session)
 
 
-@nox.session(python="3.11")
+@nox.session(python="3.11", default=False)
 def smoke(session: nox.Session) -> None:
     """End to end on the real model (SmolLM2 GGUF on CPU): stock `lm_eval` with our include
     path, `sci-lm-eval` and `sci-eval`, each checked for results and per-constraint verdicts."""

@@ -1,23 +1,41 @@
-"""Every test run gets its own cache root, so no test reuses model responses or judge
-replies cached by an earlier run (the end-to-end tests must really run the model)."""
+"""Every test process (each pytest-xdist worker, or the one process without xdist) gets its
+own cache roots, set before any test module is imported (a module-level copy of
+``os.environ`` sees them too): no test reuses model responses or judge replies cached by an
+earlier run (the end-to-end tests must really run the model), and no two workers write the
+same Hugging Face cache."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import shutil
+import tempfile
 
 import pytest
 
+# (variable, folder under the process's private root)
+PRIVATE_CACHES = (("SCI_TASKS_CACHE", "sci-tasks-cache"), ("HF_HOME", "hf-home"))
+_saved: dict[str, str | None] = {}
+_root_key = pytest.StashKey[str]()
 
-@pytest.fixture(autouse=True, scope="session")
-def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    previous = os.environ.get("SCI_TASKS_CACHE")
-    os.environ["SCI_TASKS_CACHE"] = str(tmp_path_factory.mktemp("sci-tasks-cache"))
-    yield
-    if previous is None:
-        os.environ.pop("SCI_TASKS_CACHE", None)
-    else:
-        os.environ["SCI_TASKS_CACHE"] = previous
+
+def pytest_configure(config: pytest.Config) -> None:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    root = tempfile.mkdtemp(prefix=f"sci-tasks-tests-{worker}-")
+    config.stash[_root_key] = root
+    for name, folder in PRIVATE_CACHES:
+        _saved[name] = os.environ.get(name)
+        os.environ[name] = os.path.join(root, folder)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for name, value in _saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    root = config.stash.get(_root_key, None)
+    if root:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture()

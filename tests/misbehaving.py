@@ -53,14 +53,13 @@ class Scripted:
 @contextmanager
 def scripted_server(answer: Callable[[dict[str, Any]], Reply]) -> Iterator[Scripted]:
     """An HTTP server on loopback answering every POST with ``answer(payload)``."""
-    port = free_port()
-    server = Scripted(f"http://127.0.0.1:{port}/v1")
+    requests: list[dict[str, Any]] = []
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             payload = json.loads(self.rfile.read(length) or b"{}")
-            server.requests.append(payload)
+            requests.append(payload)
             status, kind, body = answer(payload)
             self.send_response(status)
             if kind:
@@ -72,7 +71,8 @@ def scripted_server(answer: Callable[[dict[str, Any]], Reply]) -> Iterator[Scrip
         def log_message(self, *args: Any) -> None:  # quiet
             pass
 
-    httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)  # port 0: the kernel picks one
+    server = Scripted(f"http://127.0.0.1:{httpd.server_address[1]}/v1", requests)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:
@@ -123,5 +123,6 @@ def silent_server() -> Iterator[Silent]:
 
 
 def refused_url() -> str:
-    """A loopback URL nobody listens on: every connection is refused at once."""
+    """A loopback URL nobody listens on: every connection is refused at once (the port
+    comes from this process's block of ``free_port``, where no other test process binds)."""
     return f"http://127.0.0.1:{free_port()}/v1"
