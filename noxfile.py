@@ -91,7 +91,10 @@ def check_types(session: nox.Session) -> None:
     session.run("python", "-m", "pip", "install", "-q", "--no-deps", "--target", str(installed),
                 str(ROOT))  # fmt: skip
     with session.chdir(tmp):  # import sci_tasks from that copy, not from the checkout
-        session.run("mypy", "-p", "sci_tasks", env={"MYPYPATH": str(installed)})
+        config = str(ROOT / "pyproject.toml")
+        session.run(
+            "mypy", "--config-file", config, "-p", "sci_tasks", env={"MYPYPATH": str(installed)}
+        )
 
 
 @nox.session(python="3.11", default=False)
