@@ -94,6 +94,7 @@ from sci_tasks.metrics.constraints.text import (
     ANSWER_MARKER_RE,
     Span,
     answer_region,
+    clauses_matching,
     clean_parameters,
     clip,
     code_blocks,
@@ -405,15 +406,17 @@ def _any_wrapper(response: str) -> Verdict:
 # "Enclose the entire response in ...": the wrapper must hold all of the response.
 _ENTIRE_RE = re.compile(
     r"\b(?:entire|whole|complete|full|all[ \t]+of[ \t]+(?:the|your))[ \t]+"
-    r"(?:response|output|reply|text|message|answer)\b",
+    r"(?:response|output|reply|message)\b|\b(?:entire|whole)[ \t]+answer\b",
     re.I,
 )
 
 
 def _asks_entire(params: str, question: str) -> bool:
-    """The parameters, else the question's sentences about wrapping, ask that the ENTIRE
+    """The parameters, else the question's clauses about wrapping, ask that the ENTIRE
     response be wrapped ("Enclose your entire response in [[ ]]"), not a final answer."""
-    for text in (params, " ".join(sentences_matching(question, _WRAP_CONTEXT_RE))):
+    about = [c for s in sentences_matching(question, _WRAP_CONTEXT_RE)
+             for c in clauses_matching(s, _WRAP_CONTEXT_RE)]  # fmt: skip
+    for text in (params, " ".join(about)):
         if text and _ENTIRE_RE.search(text) and not _EXPLICIT_FINAL_RE.search(text):
             return True
     return False

@@ -159,7 +159,7 @@ def requirement_scope(
         # the clauses that state this requirement first: in "Express the speed in scientific
         # notation, and enclose the entire response in [[ ]]", "entire" is the wrapper's
         # ("... and" / ";" separate clauses; another clause's scope words are not this one's)
-        clauses = [c for s in found for c in _CLAUSE_SPLIT_RE.split(s) if keyword.search(c)]
+        clauses = [c for s in found for c in clauses_matching(s, keyword)]
         scope = scope_of_sentence(" ".join(clauses or found))
         if scope:
             return scope
@@ -172,6 +172,12 @@ _CLAUSE_SPLIT_RE = re.compile(
     r"keep|make|list|explain|start|begin|end|finish|mark|highlight|bold)\b)",
     re.I,
 )
+
+
+def clauses_matching(text: str, pattern: re.Pattern[str]) -> list[str]:
+    """The clauses of ``text`` in which ``pattern`` occurs (split at ";" and at "and / but
+    / then" before an instruction verb: "... notation, and enclose the entire response")."""
+    return [c for c in _CLAUSE_SPLIT_RE.split(text) if pattern.search(c)]
 
 
 # A component a format marks optional, which the answer may leave out (issue 19): "house
