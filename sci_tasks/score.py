@@ -265,7 +265,19 @@ def score_manifest(
     usage: dict[str, Any],
 ) -> dict[str, Any]:
     """sci-score's own ``manifest.json`` (in its output folder): what re-scored which run,
-    with which judges, and what the judges cost (``usage.judge``, per role)."""
+    with which judges, and what the judges cost (``usage.judge``, per role). Its ``config``
+    is the re-scored run's (its sci-eval manifest's, when it has one) with the re-scoring
+    judges in place: what readers of the nearest manifest (sci-view) show for these scores."""
+    source: dict[str, Any] = {}
+    try:
+        source = dict(manifest.read(run_dir).get("config") or {})
+    except ValueError:  # an lm_eval output folder: no sci-eval manifest
+        pass
+    config = {
+        **source,
+        "judge": judge.public() if judge else None,
+        "correctness_judge": correctness.public() if correctness else None,
+    }
     return {
         "kind": "sci-score",
         "status": "done",
@@ -274,8 +286,9 @@ def score_manifest(
         "overrides": overrides,
         "run_dir": str(run_dir),
         "results": [str(p) for p in written],
-        "judge": judge.public() if judge else None,
-        "correctness_judge": correctness.public() if correctness else None,
+        "config": manifest.redact(config),
+        "judge": config["judge"],
+        "correctness_judge": config["correctness_judge"],
         "usage": {"judge": usage},
     }
 

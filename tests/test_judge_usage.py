@@ -234,6 +234,9 @@ def test_sci_score_manifest_counts_each_role_as_its_server_did(
     assert recorded["kind"] == "sci-score" and recorded["correctness_judge"]["protocol"] == (
         "compass_verifier"
     )
+    # the judges that re-scored, as readers of the nearest manifest (sci-view) find them
+    assert recorded["config"]["judge"]["model"] == "echo-model"
+    assert recorded["config"]["correctness_judge"]["judge"]["model"] == "cv"
     usage = recorded["usage"]["judge"]
     constraints, graded = usage["constraints"], usage["correctness"]
     counted = judge.stats()
