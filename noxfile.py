@@ -126,7 +126,7 @@ def slurm(session: nox.Session) -> None:
     """Opt-in, root: a real one-node SLURM cluster (Debian's slurm-wlm, slurmdbd, munge and
     MariaDB, installed when missing; tests/slurm_cluster.py) runs `sci-eval -m ...
     hydra/launcher=submitit_slurm` sweeps: jobs checked through sacct, a cancelled job
-    resumed. Every daemon is stopped by PID at the end. About 10 minutes on 2 cores."""
+    resumed. Every daemon is stopped by PID at the end. About 12 minutes on 2 cores."""
     if os.geteuid() != 0:
         session.error("nox -s slurm needs root: it installs Debian packages and runs slurmd")
     install_project(session)
