@@ -219,11 +219,13 @@ def in_family(unit: Unit, family: str) -> bool:
     return bool(own) and all(sym in imperial for sym in own)
 
 
-@functools.lru_cache(maxsize=4096)
+_COUNT_SYMBOLS = frozenset(s for s, info in _SYMBOLS.items() if info.dimension == (("count", 1),))
+
+
 def _without_counts(unit: Unit) -> tuple[Unit, Unit]:
     """(the unit without its count factors, the count factors); a unit that is only a
     count (nt, bp, cells) keeps them."""
-    counts = [f for f in unit.factors if _SYMBOLS[f[0]].dimension == (("count", 1),)]
+    counts = [f for f in unit.factors if f[0] in _COUNT_SYMBOLS]
     rest = [f for f in unit.factors if f not in counts]
     if not counts or not rest:
         return unit, Unit(())
@@ -242,6 +244,8 @@ def same_unit(found: Unit, required: Unit) -> bool:
     (``atoms/cm^3`` is not ``defects/cm^3``)."""
     if found == required:
         return True
+    if not any(f[0] in _COUNT_SYMBOLS for f in (*found.factors, *required.factors)):
+        return False  # (no hashing of the Fraction exponents: this runs per quantity)
     base_found, counted_found = _without_counts(found)
     base_required, counted_required = _without_counts(required)
     if base_found != base_required:
