@@ -322,6 +322,9 @@ def measure(page: Path, label: str) -> dict[str, Any]:
             for m in driver.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]
         }
         out["js_heap_mb"] = metrics["JSHeapUsedSize"] / 2**20
+        # the renderer's main thread busy until ready: less bent by other work than wall time
+        out["busy_s"] = metrics["TaskDuration"]
+        out["script_s"], out["layout_s"] = metrics["ScriptDuration"], metrics["LayoutDuration"]
         out["nodes"] = int(metrics["Nodes"])
         out["samples"] = int(
             driver.execute_script("return Number(document.getElementById('count').dataset.shown)")
@@ -380,6 +383,8 @@ def report(m: dict[str, Any]) -> bool:
     print(f"\n## {m['page']}: {m['samples']} samples, page {m['size_mb']:.1f} MB ({load})")
     print(f"DOMContentLoaded {m['dcl_s']:.2f} s, load {m['load_s']:.2f} s "
           f"(driver.get until ready {m['get_s']:.2f} s)")  # fmt: skip
+    print(f"renderer main thread busy until ready {m['busy_s']:.2f} s (script "
+          f"{m['script_s']:.2f} s, layout {m['layout_s']:.2f} s)")  # fmt: skip
     print(f"after load: JS heap {m['js_heap_mb']:.0f} MiB, {m['nodes']} DOM nodes")
     print(f"chromium process tree: peak RSS {m['peak_rss_gib']:.2f} GiB (PSS "
           f"{m['peak_pss_gib']:.2f} GiB); at the end RSS {m['rss_gib']:.2f} GiB")  # fmt: skip

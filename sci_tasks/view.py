@@ -418,8 +418,9 @@ def page_data(root: Path, runs: Sequence[Run], problems: list[str]) -> dict[str,
     document (the page's cards: task, shown id, the samples answering it). ``samples``: one
     row per logged sample, ``[run, model, doc, prompt, response, filtered (-1: the response
     as is), target, scored (0/1), images, image names, checks, values]``, a check being
-    ``[name, verdict (index in VERDICTS), score, group, reason, judge]`` and a value
-    ``[name, value]``. ``images``: the downsized data URLs, each image once.
+    ``[name, verdict (index in VERDICTS), score, group, reason, judge]``, values an index in
+    ``value_sets`` (lists of ``[name, value]``: a few dozen distinct over thousands of
+    samples). ``images``: the downsized data URLs, each image once.
     """
     text = Strings()
     image_ids: dict[str, int] = {}
@@ -429,6 +430,7 @@ def page_data(root: Path, runs: Sequence[Run], problems: list[str]) -> dict[str,
     docs: list[list[Any]] = []  # [task, shown id, sample indices] of each document
     doc_index: dict[str, int] = {}  # sample key (task and doc_hash) -> its docs entry
     samples: list[list[Any]] = []
+    value_sets: dict[str, int] = {}  # a sample's values (as JSON) -> index
     for ri, run in enumerate(runs):
         no_judge = not has_judge(run)
         for task, records in run.samples.items():
@@ -471,7 +473,9 @@ def page_data(root: Path, runs: Sequence[Run], problems: list[str]) -> dict[str,
                         ids,
                         [text(Path(p).name) for p in paths],
                         checks,
-                        [[text(k), text(v)] for k, v in values_of(record, no_judge)],
+                        value_sets.setdefault(
+                            json.dumps(values_of(record, no_judge)), len(value_sets)
+                        ),
                     ]
                 )
     return {
@@ -482,6 +486,7 @@ def page_data(root: Path, runs: Sequence[Run], problems: list[str]) -> dict[str,
         "strings": text.table(),
         "docs": docs,
         "samples": samples,
+        "value_sets": [json.loads(v) for v in value_sets],
         "images": image_data,
     }
 
@@ -514,12 +519,18 @@ def build_page(root: Path, runs: Sequence[Run], iters: int = stats.ITERS) -> str
         summaries=summaries,
         problems=problems,
         iters=iters,
-        page_size=PAGE_SIZE,
+        page_size=page_size(len(data["models"])),
         data_json=script_json(data),
     )
 
 
 PAGE_SIZE = 20  # documents (cards) per page: the page builds only these
+PANELS = 60  # samples a page builds at most by default: fewer documents with many models
+
+
+def page_size(models: int) -> int:
+    """Documents per page by default: 20, fewer with more than 3 models side by side."""
+    return max(5, min(PAGE_SIZE, PANELS // max(1, models)))
 
 
 def csp_hash(script: str) -> Markup:
@@ -531,7 +542,7 @@ def csp_hash(script: str) -> Markup:
 def script_json(data: Any) -> Markup:
     """JSON safe inside ``<script type="application/json">``: ``<``, ``>``, ``&`` and the
     line separators as ``\\u`` escapes, so no text can close the element."""
-    text = json.dumps(data, ensure_ascii=False, allow_nan=False, default=str)
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, default=str, separators=(",", ":"))
     for char, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
                       ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):  # fmt: skip
         text = text.replace(char, esc)

@@ -221,6 +221,7 @@ def test_page_data_is_compact_and_complete(run_dir: Path, tmp_path: Path) -> Non
     assert len(strings) == len(set(strings))
     assert len(data["samples"]) == len(samples_of(run_dir)) == len(MODELS) * len(TASKS) * LIMIT
     assert len(data["docs"]) == len(TASKS) * LIMIT  # both models answered every document
+    assert len(data["value_sets"]) < len(data["samples"])  # a sample's values: a shared list
     for task_index, _, rows in data["docs"]:
         assert [data["samples"][i][1] for i in rows] == [0, 1]
         prompts = {data["samples"][i][3] for i in rows}
@@ -229,7 +230,20 @@ def test_page_data_is_compact_and_complete(run_dir: Path, tmp_path: Path) -> Non
         (i, t, rec) for i, r in enumerate(runs) for t, recs in r.samples.items() for rec in recs
     ]
     for row, (run_index, task, record) in zip(data["samples"], in_order, strict=True):
-        run, model, doc, prompt, response, filtered, target, scored, images, names, checks, _ = row
+        (
+            run,
+            model,
+            doc,
+            prompt,
+            response,
+            filtered,
+            target,
+            scored,
+            images,
+            names,
+            checks,
+            values,
+        ) = row
         assert run == run_index and data["tasks"][data["docs"][doc][0]] == task
         assert data["models"][model] == data["runs"][run]["label"]
         assert strings[data["docs"][doc][1]] == str(record["doc"]["id"] if "id" in record["doc"]
@@ -242,6 +256,7 @@ def test_page_data_is_compact_and_complete(run_dir: Path, tmp_path: Path) -> Non
         ]
         assert scored == 1 and (filtered == -1 or strings[filtered] != strings[response])
         assert len(images) == len(names) == len(view.image_paths(record["doc"]))
+        assert data["value_sets"][values] == view.values_of(record, no_judge=True)
     assert all(url.startswith("data:image/") for url in data["images"])
     paths = [p for _, _, r in samples_of(run_dir) for p in view.image_paths(r["doc"])]
     assert len(data["images"]) == len(set(paths)) == len(paths) // len(MODELS)  # each once
