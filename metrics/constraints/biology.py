@@ -531,6 +531,8 @@ def _orf_claims(response: str) -> tuple[list[tuple[int, str]], str]:
         regions.append((lines[-1].text, "the last line with a number", False))
     for text, where, bare_ok in regions:
         claims = _claims_in(text)
+        if not bare_ok and _BARE_NUMBER_LINE_RE.fullmatch(text):
+            bare_ok = True  # a line that is the number alone ("```\n51\n```") states it
         if not bare_ok:
             claims = [c for c in claims if c[1]]
         if claims:
@@ -538,10 +540,20 @@ def _orf_claims(response: str) -> tuple[list[tuple[int, str]], str]:
     return [], "the response"
 
 
+# A number that places something ("position 1", "frame +2", "starts at 12") is no length.
+_PLACE_BEFORE_RE = re.compile(
+    r"(?:\b(?:positions?|pos|frames?|index|sites?|strand|at|from|to|through)|[+#])[ \t.]*$", re.I
+)
+
+
+_BARE_NUMBER_LINE_RE = re.compile(r"[ \t*`$_{}]*(?:\\boxed\{)?[ \t]*[0-9][0-9,]*[ \t*`$_{}.]*")
+
+
 def _claims_in(text: str) -> list[tuple[int, str]]:
     found = [
         (int(m.group(1).replace(",", "")), _claim_unit(m.group(2) or ""))
         for m in _LENGTH_CLAIM_RE.finditer(text)
+        if m.group(2) or not _PLACE_BEFORE_RE.search(text[max(0, m.start() - 20) : m.start()])
     ]
     with_unit = [c for c in found if c[1]]
     return with_unit or found

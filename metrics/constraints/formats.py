@@ -423,7 +423,44 @@ def xml_constraint(inp: CheckInput) -> Verdict:
 
 @register("general_csv_constraint")
 def csv_constraint(inp: CheckInput) -> Verdict:
-    return _first_valid(inp, _CSV_KEY, ("csv",), _csv_verdict)
+    header, source = _required_header(clean_parameters(inp.parameters), inp.question or "")
+    verdict = _first_valid(inp, _CSV_KEY, ("csv",), _csv_verdict)
+    if verdict.score != 1.0 or not header:
+        return verdict
+    return _header_verdict(inp, header, source)
+
+
+# "header: a,b,c" / "with header a, b, c" / "columns: a, b": the columns a careful reader
+# expects in the first row (compared ignoring case and spaces; letter case is not csv's).
+_HEADER_RE = re.compile(
+    r"\b(?:header(?:[ \t]+row)?|columns?)[ \t]*(?:[:=]|\bof\b)?[ \t]*"
+    r"[`'\"]?([\w .()/%-]+(?:,[ \t]*[\w .()/%-]+)+)",
+    re.I,
+)
+
+
+def _required_header(params: str, question: str) -> tuple[list[str], str]:
+    for text, source in ((params, "parameters"), (question, "question")):
+        m = _HEADER_RE.search(text)
+        if m:
+            names = [n.strip(" .`'\"").lower() for n in m.group(1).split(",")]
+            if all(names):
+                return names, source
+    return [], ""
+
+
+def _header_verdict(inp: CheckInput, header: list[str], source: str) -> Verdict:
+    first = ""
+    for text, where in structured_answers(inp.response, ("csv",), input_scope(inp, _CSV_KEY)):
+        row = next(csv.reader(io.StringIO(text.lstrip(), newline="")), [])
+        first = ",".join(row)
+        if [c.strip().lower() for c in row] == header:
+            return Verdict.passed(
+                f"CSV in {where} with the header from the {source}: {', '.join(header)}"
+            )
+    return Verdict.failed(
+        f"CSV header {clip(first)!r} is not the one from the {source}: {', '.join(header)}"
+    )
 
 
 def _csv_verdict(text: str, where: str) -> Verdict:

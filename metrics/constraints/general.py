@@ -111,6 +111,7 @@ from sci_tasks.metrics.constraints.text import (
     scoped_text,
     sentences_matching,
     show_items,
+    without_rejected,
 )
 from sci_tasks.metrics.verdict import Verdict
 
@@ -528,6 +529,13 @@ def choose_from(inp: CheckInput) -> Verdict:
     named, how = named_options(options, text), ""
     if not named:
         named, how = same_molecule(options, text), " (the same molecule, written differently)"
+    if len(named) > 1:  # "basalt, not granite": an option turned down is no second choice
+        kept = named_options(options, without_rejected(text))
+        if len(kept) == 1:
+            named, how = (
+                kept,
+                f" (turning down {show_items([str(o) for o in named if o not in kept])})",
+            )
     if len(named) == 1:
         return Verdict.passed(
             f"one of {len(options)} options (from the {source}) named in {where}: {named[0]}{how}"
@@ -545,13 +553,15 @@ def choose_from(inp: CheckInput) -> Verdict:
 
 _JUDGE_KEY = re.compile(r"\byes\b|\btrue[ \t]+or[ \t]+false\b|\bjudge", re.I)
 _YES_NO_RE = re.compile(r"(yes|no)\.?", re.I)
+_EMPHASIS_RE = re.compile(r"[*_`{}$]|\\(?:boxed|textbf|text)(?=\{)")
 
 
 @register("general_judge")
 def judge(inp: CheckInput) -> Verdict:
     text, where = scoped_text(inp.response, input_scope(inp, _JUDGE_KEY))
     answer = text.strip()
-    if _YES_NO_RE.fullmatch(answer):
+    # Emphasis or a box around the word is markup, not another word: "**Yes**" is Yes.
+    if _YES_NO_RE.fullmatch(_EMPHASIS_RE.sub("", answer).strip()):
         return Verdict.passed(f"{where} is exactly {answer!r}")
     return Verdict.failed(f"{where} is not just Yes or No: {clip(answer)!r}")
 

@@ -58,6 +58,7 @@ from sci_tasks.metrics.constraints.text import (
     clip,
     phrases,
     plural,
+    rejected_at,
 )
 from sci_tasks.metrics.verdict import Verdict
 
@@ -419,6 +420,21 @@ def _bounded(pattern: re.Pattern[str], text: str, limit: int = 10_000) -> re.Mat
     return None
 
 
+def _bounded_all(
+    pattern: re.Pattern[str], text: str, pos: int, limit: int = 20
+) -> list[re.Match[str]]:
+    """The matches of ``pattern`` from ``pos`` on that ``_bounded`` would accept (at most
+    ``limit``)."""
+    found = []
+    for m in pattern.finditer(text, pos):
+        a, b = m.span()
+        if (a == 0 or not text[a - 1].isalnum()) and (b == len(text) or not text[b].isalnum()):
+            found.append(m)
+            if len(found) >= limit:
+                break
+    return found
+
+
 _METHOD_NAME_RES = {m.name: pattern for m, pattern in _METHOD_RES}
 
 
@@ -613,6 +629,14 @@ MAX_EQUATIONS = 5_000  # "=" signs examined per response (a bound on degenerate 
 
 def _method_evidence(method: Method, view: _ResponseView) -> str | None:
     m = _bounded(_METHOD_NAME_RES[method.name], view.names)
+    if m and rejected_at(view.names, m.start()):
+        # "rather than conservation of energy": a method turned down is not used; a later
+        # mention, or its formula or relation written out (below), still counts.
+        m = next(
+            (n for n in _bounded_all(_METHOD_NAME_RES[method.name], view.names, m.end())
+             if not rejected_at(view.names, n.start())),
+            None,
+        )  # fmt: skip
     if m:
         return f"{method.name} named ({m.group().strip()!r})"
     regex = _formula_regex(method.formulas)

@@ -348,6 +348,10 @@ class _Collector:
         if hint == "selfies" or (hint is None and selfies_shaped(token)):
             if token.startswith("["):
                 self.add(token, "selfies", source, rank)
+                if hint is None and smiles_shaped(token):
+                    # Bracket atoms alone ("[CH3][CH2][OH]") are SMILES too: read as
+                    # SMILES when they are no SELFIES.
+                    self.add(token, "smiles", source, rank)
             return
         if hint == "smiles":
             # A stated SMILES is kept when it is SMILES-shaped or at least carries SMILES

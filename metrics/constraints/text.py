@@ -832,3 +832,30 @@ def last_content_line(response: str) -> Span | None:
 
 def strip_decoration(text: str) -> str:
     return text.strip().strip("*`_").strip()
+
+
+# A mention the response turns down ("basalt, not granite", "rather than conservation of
+# energy", "we do not need X"): the words just before it reject it, so it names no choice.
+_REJECTION_CUE = (
+    r"(?:\b(?:not|nor|never|cannot|dont|doesnt|didnt|without|unlike)|n['’]t"
+    r"|\brather[ \t]+than|\binstead[ \t]+of|\bno[ \t]+need[ \t]+(?:for|of|to))[ \t]+"
+    r"(?:(?:the|a|an|to|use|using|apply|applying|need|needed|invoke|invoking|any|even|be)[ \t]+)*"
+)
+_REJECTION_RE = re.compile(_REJECTION_CUE + "$", re.I)
+# What a cue turns down runs to the end of its phrase (punctuation or a new clause's word).
+_REJECTED_PHRASE_RE = re.compile(
+    _REJECTION_CUE + r"[^,;:.!?\n()]*?(?=[,;:.!?\n()]|\b(?:but|so|because|since|which)\b|$)",
+    re.I,
+)
+
+
+def rejected_at(text: str, start: int) -> bool:
+    """Whether the mention at ``start`` of ``text`` is turned down by the words just before
+    it (within 40 characters of the same line)."""
+    before = text[max(0, start - 40) : start].rsplit("\n", 1)[-1]
+    return _REJECTION_RE.search(before) is not None
+
+
+def without_rejected(text: str) -> str:
+    """``text`` with each turned-down phrase blanked (same length, positions stay valid)."""
+    return _REJECTED_PHRASE_RE.sub(lambda m: " " * len(m.group()), text)
