@@ -21,6 +21,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 IMAGE_TOKEN = "<image>"
 IMAGE_SIZE = 56  # pixels per side the image processor resizes to
@@ -29,7 +30,7 @@ IMAGE_TOKENS = (IMAGE_SIZE // PATCH_SIZE) ** 2  # per image: 16 patches (CLS dro
 SEED = 20261201
 
 # the vision tower: tiny, so a forward pass costs next to nothing on CPU
-VISION = {
+VISION: dict[str, Any] = {
     "hidden_size": 32,
     "intermediate_size": 64,
     "num_hidden_layers": 2,
@@ -91,7 +92,7 @@ def _build(text_model: Path, target: Path) -> None:
     try:
         tokenizer = AutoTokenizer.from_pretrained(text_model)
         tokenizer.add_special_tokens({"additional_special_tokens": [IMAGE_TOKEN]})
-        image_token_id = tokenizer.convert_tokens_to_ids(IMAGE_TOKEN)
+        (image_token_id,) = tokenizer.encode(IMAGE_TOKEN, add_special_tokens=False)  # one token
         text = AutoModelForCausalLM.from_pretrained(text_model, dtype=torch.float32)
         text.resize_token_embeddings(len(tokenizer), mean_resizing=False)
         torch.manual_seed(SEED)
