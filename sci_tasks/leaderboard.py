@@ -535,7 +535,9 @@ class Pairwise:
 
 def pairwise(board: Leaderboard) -> list[Pairwise]:
     """For each pair of models and each column both have samples for: the paired
-    bootstrap difference (a - b) on the documents both answered, with its 95% interval."""
+    bootstrap difference (a - b) on the documents both answered, with its 95% interval.
+    A pair that shares no document stays in the list with ``n`` 0, so every writer can say
+    that no paired comparison was possible instead of leaving it out."""
     out = []
     for i, a in enumerate(board.rows):
         for b in board.rows[i + 1 :]:
@@ -545,8 +547,7 @@ def pairwise(board: Leaderboard) -> list[Pairwise]:
                         stats.keyed_parts(metric, a.samples[column]),
                         stats.keyed_parts(metric, b.samples[column]),
                     )
-                    if diff.n:
-                        out.append(Pairwise(a.model, b.model, column, diff))
+                    out.append(Pairwise(a.model, b.model, column, diff))
     return out
 
 
@@ -667,15 +668,24 @@ def _pairwise_markdown(pairs: Sequence[Pairwise]) -> list[str]:
     lines = [
         "## Paired differences",
         "",
-        f"a - b on the documents both models answered (matched by task and lm-eval's "
-        f"`doc_hash`), {stats.ITERS} paired bootstrap resamples (seeded), 95% percentile "
-        "interval; **bold**: the interval excludes 0.",
+        f"a - b on the documents both models answered (matched by task and the record's own "
+        f"fields, whatever the run's judge or image budget), {stats.ITERS} paired bootstrap "
+        "resamples (seeded), 95% percentile interval; **bold**: the interval excludes 0.",
         "",
     ]
     for a, b in dict.fromkeys((p.a, p.b) for p in pairs):
         body = []
+        unpaired = [p.column for p in pairs if (p.a, p.b) == (a, b) and not p.difference.n]
+        lines += [f"### {a} - {b}", ""]
+        if unpaired:
+            lines += [
+                f"No sample in common for {', '.join(f'`{c}`' for c in unpaired)}: the two rows "
+                "answered different documents (other data, tasks or limit), so no paired "
+                "comparison is possible there.",
+                "",
+            ]
         for p in pairs:
-            if (p.a, p.b) != (a, b):
+            if (p.a, p.b) != (a, b) or not p.difference.n:
                 continue
             d = p.difference
             diff = "n/a" if math.isnan(d.diff) else f"{d.diff:+.4f}"
@@ -683,9 +693,11 @@ def _pairwise_markdown(pairs: Sequence[Pairwise]) -> list[str]:
             if d.significant:
                 diff, interval = f"**{diff}**", f"**{interval}**"
             body.append([p.column, diff, interval, str(d.n)])
-        lines += [f"### {a} - {b}", ""]
-        lines.append(markdown_table(["column", "a - b", "95% interval", "paired samples"], body))
-        lines.append("")
+        if body:
+            lines.append(
+                markdown_table(["column", "a - b", "95% interval", "paired samples"], body)
+            )
+            lines.append("")
     return lines
 
 

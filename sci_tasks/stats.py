@@ -13,18 +13,24 @@ metric is written as a **ratio of sums** over samples, sum(num_i) / sum(den_i):
 Acc_e and Acc_i are NaN when any sample is unscored (``sci_tasks.metrics.verify``); so are
 their errors. Resampling draws whole samples with replacement (``iters`` draws, seeded:
 the same inputs always give the same numbers). The paired difference of two models resamples
-the samples both answered (matched by task and lm-eval's ``doc_hash``, else ``doc_id``)
-jointly, and gives the 2.5 / 97.5 percentiles of the replicated differences.
+the samples both answered (matched by ``sample_key``: task and the record's own fields,
+whatever the run's judge or image budget) jointly, and gives the 2.5 / 97.5 percentiles
+of the replicated differences.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from sci_tasks import images
+from sci_tasks.metrics import judge as judges
 
 ITERS = 1000
 SEED = 1234
@@ -110,8 +116,23 @@ def parts_of(metric: str, records: Iterable[Mapping[str, Any]]) -> list[Parts]:
     return [extract(r) for r in records if metric in r]
 
 
+# Fields a task's data hook adds to every document for scoring (the run's judges, the image
+# budget): run settings, not the record. lm-eval's ``doc_hash`` covers them, so two runs that
+# differ only in a judge or budget setting would share no ``doc_hash`` and pair nothing.
+RUN_SETTING_FIELDS = frozenset(
+    {judges.JUDGE_FIELD, judges.CORRECTNESS_FIELD, images.PIXELS_KEY, images.BYTES_KEY}
+)
+
+
 def sample_key(task: str, record: Mapping[str, Any]) -> tuple[str, str]:
-    """The identity of a sample across runs and models: task and document."""
+    """The identity of a sample across runs and models: task and the record's own fields
+    (the logged document without ``RUN_SETTING_FIELDS``), stable whatever the judge or image
+    budget; a samples line without its document falls back to ``doc_hash``, then ``doc_id``."""
+    doc = record.get("doc")
+    if isinstance(doc, Mapping):
+        own = {k: v for k, v in doc.items() if k not in RUN_SETTING_FIELDS}
+        text = json.dumps(own, sort_keys=True, ensure_ascii=False, default=str)
+        return (task, "doc:" + hashlib.sha256(text.encode()).hexdigest()[:16])
     return (task, str(record.get("doc_hash") or f"doc_id={record.get('doc_id')}"))
 
 

@@ -8,6 +8,7 @@ import json
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -106,7 +107,38 @@ def test_pairing_narrows_the_interval_of_correlated_models() -> None:
     assert d.low <= d.diff <= d.high
 
 
-def test_sample_key_prefers_the_doc_hash() -> None:
+def test_sample_key_is_the_record_whatever_the_run_settings() -> None:
+    """Real documents of SPM-Bench loaded under two image budgets and of SciMIF under two
+    judge settings: lm-eval's ``doc_hash`` (computed as lm-eval does) differs between the
+    runs, the sample key does not; different records keep different keys."""
+    from lm_eval.utils import handle_non_serializable, hash_string
+
+    from sci_tasks.data.spm_bench import load_for_lm_eval as spm_docs
+    from sci_tasks.hooks.scimif import load as scimif_docs
+
+    def doc_hash(doc: dict[str, Any]) -> str:
+        text = json.dumps(doc, indent=2, default=handle_non_serializable, ensure_ascii=False)
+        return hash_string(text)
+
+    judge = {"model": "j", "base_url": "http://127.0.0.1:9/v1", "api_key_env": "NONE"}
+    runs = [
+        (spm_docs("stm"), spm_docs("stm", max_image_pixels=200704, max_image_bytes=10485760)),
+        (
+            scimif_docs("chemistry", judge=judge | {"concurrency": 1}),
+            scimif_docs("chemistry", judge=judge | {"concurrency": 8}),
+        ),
+    ]
+    for one, other in runs:
+        docs_a, docs_b = list(one["test"]), list(other["test"])
+        assert len(docs_a) == len(docs_b) > 1
+        for a, b in zip(docs_a, docs_b, strict=True):
+            assert doc_hash(a) != doc_hash(b)  # the settings ride in the documents
+            assert stats.sample_key("t", {"doc": a}) == stats.sample_key("t", {"doc": b})
+        keys = {stats.sample_key("t", {"doc": a}) for a in docs_a}
+        assert len(keys) == len(docs_a)
+
+
+def test_sample_key_without_the_document() -> None:
     assert stats.sample_key("t", {"doc_hash": "ab", "doc_id": 3}) == ("t", "ab")
     assert stats.sample_key("t", {"doc_id": 3}) == ("t", "doc_id=3")
 
@@ -120,9 +152,18 @@ def test_format() -> None:
 # --- in the leaderboard: ± per value and paired differences per pair of models ------------
 
 
-def _scimif_job(sweep: Path, model: str, isr: list[float], extra: int = 0) -> None:
+def _scimif_job(
+    sweep: Path,
+    model: str,
+    isr: list[float],
+    extra: int = 0,
+    settings: dict[str, Any] | None = None,
+    first_id: int = 0,
+) -> None:
     """A finished job of ``model`` with ``scimif_chem`` results and logged samples: one
-    constraint per document, satisfied or not (so CSR = ISR = DRFR per document)."""
+    constraint per document, satisfied or not (so CSR = ISR = DRFR per document); each
+    document carries the run ``settings`` a data hook adds (judge, image budget), and its
+    own id from ``first_id`` on."""
     from .test_leaderboard import make_job, task_values
 
     stamp = "2026-01-01T10-00-00.000000"
@@ -134,9 +175,10 @@ def _scimif_job(sweep: Path, model: str, isr: list[float], extra: int = 0) -> No
     for i, v in enumerate(values):
         verdict = {"name": "c", "constraint": "c", "group": "Format", "domain": "general",
                    "score": v, "reason": "hand-made", "judge": None}  # fmt: skip
-        doc = {"discipline": "chemistry", "id": i}
+        doc = {"discipline": "chemistry", "id": first_id + i, **(settings or {})}
         drfr = {"satisfied": v, "scored": 1, "constraints": [verdict]}
-        lines.append({"doc_id": i, "doc_hash": f"doc-{i}", "doc": doc, "csr": v, "isr": v,
+        doc_hash = f"doc-{first_id + i}-{json.dumps(settings, sort_keys=True)}"
+        lines.append({"doc_id": i, "doc_hash": doc_hash, "doc": doc, "csr": v, "isr": v,
                       "drfr": drfr})  # fmt: skip
     samples = folder / model / f"samples_scimif_chem_{stamp}.jsonl"
     samples.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
@@ -176,3 +218,30 @@ def test_leaderboard_shows_errors_and_paired_differences(tmp_path: Path) -> None
     assert tmp_path / "out" / "pairwise.csv" in written
     assert float(rows["SciMIF chemistry ISR"]["a - b"]) == 0.25
     assert rows["SciMIF chemistry ISR"]["paired samples"] == "4"
+
+
+def test_paired_across_run_settings_and_unpaired_said_in_words(tmp_path: Path) -> None:
+    """Rows that differ only in the judge's concurrency or the image budget pair every
+    sample; rows that answered other documents say so in the Markdown and pairwise.csv."""
+    from sci_tasks import leaderboard
+
+    sweep = tmp_path / "sweep"
+    _scimif_job(sweep, "c1", [1.0, 1.0, 0.0, 0.0], settings={"judge_settings": '{"c": 1}'})
+    _scimif_job(sweep, "c8", [1.0, 0.0, 0.0, 0.0], settings={"judge_settings": '{"c": 8}'})
+    _scimif_job(sweep, "px", [1.0, 1.0, 1.0, 0.0], settings={"max_image_pixels": 200704})
+    _scimif_job(sweep, "other", [1.0, 0.0], first_id=100)  # other documents
+    board = leaderboard.build(sweep)
+    pairs = {(p.a, p.b, p.column): p.difference for p in leaderboard.pairwise(board)}
+    isr = "SciMIF chemistry ISR"
+    assert pairs[("c1", "c8", isr)].n == 4 and pairs[("c1", "c8", isr)].diff == 0.25
+    assert pairs[("c1", "px", isr)].n == 4 and pairs[("c1", "px", isr)].diff == -0.25
+    assert pairs[("c1", "other", isr)].n == 0 and math.isnan(pairs[("c1", "other", isr)].diff)
+
+    leaderboard.write(board, tmp_path / "out")
+    markdown = (tmp_path / "out" / "leaderboard.md").read_text(encoding="utf-8")
+    section = markdown.split("### c1 - other", 1)[1].split("###", 1)[0]
+    assert "No sample in common for `SciMIF chemistry CSR`, `SciMIF chemistry ISR`, `SciMIF" in section
+    assert "no paired comparison is possible" in section
+    with (tmp_path / "out" / "pairwise.csv").open(newline="", encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh) if (r["model a"], r["model b"]) == ("c1", "other")]
+    assert {r["paired samples"] for r in rows} == {"0"} and len(rows) == 3
