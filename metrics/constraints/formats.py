@@ -11,7 +11,8 @@ tuple, dictionary, markdown, html, xml, csv). Terms are those of ``text.py``. Ru
   ``ast.literal_eval`` gives a list / a parenthesised tuple / a dict holding every
   required key ("keys: a, b", quoted names in a sentence about keys, or the keys of a
   ``{...}`` template in the question; none named -> any dict); a key the format marks
-  optional ("'cas_number' (if known)", ``text.OPTIONAL_MARK_RE``) may be left out.
+  optional ("'cas_number' (if known)", ``text.OPTIONAL_MARK_RE``) may be left out; "a list
+  of tuples" (dicts, lists, strings) needs every item of that kind.
 * html_constraint: a linear tag scanner (``_html_problem``) sees at least one element,
   every element an HTML element (``HTML_ELEMENTS``, the HTML Living Standard's names; a
   custom element with a hyphen; any name inside ``<svg>`` / ``<math>``): an arbitrary tag
@@ -22,10 +23,13 @@ tuple, dictionary, markdown, html, xml, csv). Terms are those of ``text.py``. Ru
 * xml_constraint: ``ElementTree`` parses it and the root is the required tag when one is
   named ("root tag <answer>", "<answer> as the root", "root element named answer").
 * csv_constraint: ``csv`` (strict quoting, comma delimiter) reads at least two non-blank
-  rows, all with the same number of fields, and that number is > 1.
+  rows, all with the same number of fields, and that number is > 1; a header the
+  parameters or question name ("header: a,b,c") is the first row (case and spaces aside).
 * markdown_constraint: the response (from the last answer marker's line when scoped to
   the final answer) has a heading, a list item, bold or italic, a table separator row,
-  code (fence or inline) or a link, or a blockquote.
+  code (fence or inline) or a link, or a blockquote; when the format names an element
+  ("numbered list", "bulleted list", "table", "a heading for each step") that element is
+  the requirement (with "for each step", no "Step N" line left plain).
 """
 
 from __future__ import annotations
@@ -137,9 +141,34 @@ def _literal_check(inp: CheckInput, keyword: re.Pattern[str], kind: type, name: 
         if not isinstance(value, kind) or (kind is tuple and not text.startswith("(")):
             return Verdict.failed(f"{where} is a Python {type(value).__name__}, not a {name}")
         size = plural(len(value), "item")  # type: ignore[arg-type]
+        if item_kind is not None:
+            wrong = [v for v in value if not isinstance(v, item_kind[0])]  # type: ignore[attr-defined]
+            if wrong or not value:
+                return Verdict.failed(
+                    f"{where} is a Python {name} of {size}, not all {item_kind[1]}s "
+                    f"(required by the {item_kind[2]}): {clip(repr(wrong[:1]))}"
+                )
+            return Verdict.passed(f"{where} is a Python {name} of {size}, each a {item_kind[1]}")
         return Verdict.passed(f"{where} is a Python {name} of {size}")
 
+    item_kind = _item_kind(clean_parameters(inp.parameters), inp.question or "", name)
     return _first_valid(inp, keyword, _PY_LANGS, check)
+
+
+# "a Python list of tuples": the items' own kind is part of the format.
+_ITEM_KINDS = {"tuple": tuple, "list": list, "dict": dict, "dictionarie": dict, "string": str}
+_LIST_OF_RE = re.compile(
+    r"\b(list|tuple)[ \t]+of[ \t]+(tuple|list|dict|dictionarie|string)s\b", re.I
+)
+
+
+def _item_kind(params: str, question: str, name: str) -> tuple[type, str, str] | None:
+    for text, source in ((params, "parameters"), (question, "question")):
+        m = _LIST_OF_RE.search(text)
+        if m and m.group(1).lower() == name:
+            word = m.group(2).lower()
+            return _ITEM_KINDS[word], "dict" if word == "dictionarie" else word, source
+    return None
 
 
 @register("general_list_constraint")
@@ -253,7 +282,59 @@ def markdown_constraint(inp: CheckInput) -> Verdict:
         return Verdict.failed(
             f"no Markdown syntax (heading, list, emphasis, table, code, link) in {where}"
         )
+    required, source = _required_markdown(clean_parameters(inp.parameters), inp.question or "")
+    if required:
+        problem = _element_problem(required, text)
+        if problem:
+            return Verdict.failed(f"{problem} in {where} (required by the {source})")
+        return Verdict.passed(f"Markdown in {where}: {', '.join(found)}; {required} as required")
     return Verdict.passed(f"Markdown in {where}: {', '.join(found)}")
+
+
+# The Markdown element a format names ("numbered list", "a heading for each step"): then
+# that element is the requirement, not any Markdown at all.
+_REQUIRED_MARKDOWN_RE = re.compile(
+    r"\b(?P<el>headings?|headers?|numbered[ \t]+list|ordered[ \t]+list|bullet(?:ed)?[ \t]+"
+    r"(?:points?|list)|unordered[ \t]+list|table)\b(?P<each>[^.\n]{0,20}\b(?:each|every)[ \t]+"
+    r"(?:step|part|section|stage)\b)?",
+    re.I,
+)
+_ELEMENT_RES = {
+    "heading": re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+\S", re.M),
+    "numbered list": re.compile(r"^[ \t]*[0-9]{1,3}[.)][ \t]+\S", re.M),
+    "bulleted list": re.compile(r"^[ \t]*[-*+][ \t]+\S", re.M),
+}
+_STEP_LINE_RE = re.compile(r"^[ \t]*(?:[*_]{0,2})(?:step|part|stage)[ \t]+[0-9]+\b", re.I | re.M)
+
+
+def _required_markdown(params: str, question: str) -> tuple[str, str]:
+    for text, source in ((params, "parameters"), (question, "question")):
+        m = _REQUIRED_MARKDOWN_RE.search(text)
+        if m:
+            el = m.group("el").lower()
+            kind = (
+                "heading" if el.startswith("head")
+                else "table" if el == "table"
+                else "bulleted list" if el.startswith(("bullet", "unordered"))
+                else "numbered list"
+            )  # fmt: skip
+            return (f"{kind} for each step" if m.group("each") else kind), source
+    return "", ""
+
+
+def _element_problem(required: str, text: str) -> str:
+    """What is missing for the required element, or "" when it is there."""
+    kind = required.removesuffix(" for each step")
+    if kind == "table":
+        return "" if _has_table(text) else "no Markdown table"
+    pattern = _ELEMENT_RES[kind]
+    if not pattern.search(text):
+        return f"no Markdown {kind}"
+    if required.endswith("for each step"):
+        plain = [m.group().strip() for m in _STEP_LINE_RE.finditer(text)]
+        if plain:
+            return f"step line {clip(plain[0])!r} is not a {kind}"
+    return ""
 
 
 # The elements of the HTML Living Standard (and the obsolete ones browsers still render):

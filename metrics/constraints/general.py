@@ -92,6 +92,7 @@ from sci_tasks.metrics.constraints.options import (
 )
 from sci_tasks.metrics.constraints.text import (
     ANSWER_MARKER_RE,
+    Number,
     Span,
     answer_region,
     clauses_matching,
@@ -127,6 +128,25 @@ _SCIENTIFIC_KEY = re.compile(
 )
 
 
+# A bracketed aside in the final answer that gives another quantity ("7.67 m/s (g = 9.8
+# m/s^2)", "(using g = 9.8)") is data the answer rests on, not the answer.
+_GIVEN_ASIDE_RE = re.compile(
+    r"\((?:[^()\n]{0,40}?\b(?:using|with|taking|assuming|given|where)\b"
+    r"|[ \t]*[A-Za-z\\][\w\\{}^]{0,12}[ \t]*=)[^()\n]{0,80}\)"
+)
+
+
+def _answer_numbers(text: str, scope: str) -> list[Number]:
+    """The numbers of ``text`` a precision rule applies to: in the final answer, those of a
+    given-quantity aside are left out when a number stays outside it."""
+    numbers = find_numbers(text)
+    if scope != "final" or "(" not in text:
+        return numbers
+    asides = [m.span() for m in _GIVEN_ASIDE_RE.finditer(text)]
+    kept = [x for x in numbers if not any(a <= x.start < b for a, b in asides)]
+    return kept or numbers
+
+
 @register("general_decimal_annotation")
 def decimal_annotation(inp: CheckInput) -> Verdict:
     params = clean_parameters(inp.parameters)
@@ -138,8 +158,9 @@ def decimal_annotation(inp: CheckInput) -> Verdict:
     if len(places) > 1:
         return Verdict.unscored(f"conflicting decimal places in the {source}: {sorted(places)}")
     n = places.pop()
-    text, where = scoped_text(inp.response, input_scope(inp, _DECIMAL_KEY, default="final"))
-    numbers = find_numbers(text)
+    scope = input_scope(inp, _DECIMAL_KEY, default="final")
+    text, where = scoped_text(inp.response, scope)
+    numbers = _answer_numbers(text, scope)
     if not numbers:
         return Verdict.failed(f"no number found in {where} ({n} decimals required)")
     bad = [x.text for x in numbers if x.decimals != n]
@@ -155,8 +176,9 @@ def decimal_annotation(inp: CheckInput) -> Verdict:
 
 @register("general_scientific_annotation")
 def scientific_annotation(inp: CheckInput) -> Verdict:
-    text, where = scoped_text(inp.response, input_scope(inp, _SCIENTIFIC_KEY, default="final"))
-    numbers = find_numbers(text)
+    scope = input_scope(inp, _SCIENTIFIC_KEY, default="final")
+    text, where = scoped_text(inp.response, scope)
+    numbers = _answer_numbers(text, scope)
     if not numbers:
         return Verdict.failed(f"no number found in {where}")
     plain = [x.text for x in numbers if not x.scientific]
