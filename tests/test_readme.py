@@ -82,6 +82,8 @@ def kind(command: Command) -> str:
         return "sweep"  # run on llm-katan
     if (words[0] == "sci-eval" and "--replay" in words) or words[0] in POST_RUN:
         return "after_sweep"
+    if words[0] == "sci-score" and README_SWEEP in command.text:
+        return "after_sweep"  # on a job folder of the README's sweep
     if command.text == "sci-eval":
         return "embedded_default"
     if words[0] in ("sci-eval", "sci-score"):
@@ -92,6 +94,8 @@ def kind(command: Command) -> str:
 
 
 POST_RUN = ("sci-report", "sci-leaderboard", "sci-view")
+README_SWEEP = "sci-eval-sweeps/pilot/"  # the README's sweep (sweep_name=pilot)
+README_JUDGE = "http://127.0.0.1:11434/v1"  # its judge: the same (Ollama's) server
 COMMANDS = readme_commands()
 
 
@@ -258,6 +262,38 @@ class Pilot:
     sweep: Path
     chat_url: str
 
+    @property
+    def base_url(self) -> str:
+        return self.chat_url.removesuffix("/chat/completions")
+
+
+def readme_job(pilot: Pilot) -> Path | None:
+    """The pilot's job folder for the job the README names by its real folder name (with
+    Ollama's URL): same readable label, and the README's hash is the one sci-eval computes
+    for the job's overrides with the README's server URL (the pilot's URL differs)."""
+    from sci_tasks.resolvers import job_name
+
+    names = set(re.findall(rf"{README_SWEEP}(\S+)", README.read_text("utf-8")))
+    if not names:
+        return None
+    (name,) = names
+    label = name.rsplit("--", 1)[0]
+    (job,) = [p for p in pilot.sweep.iterdir() if p.name.rsplit("--", 1)[0] == label]
+    hydra = yaml.safe_load((job / ".hydra" / "hydra.yaml").read_text(encoding="utf-8"))["hydra"]
+    config = manifest_config(job)
+    escaped = {url: url.replace(":", "\\:") for url in (pilot.chat_url, README_SERVER)}
+    dirname = hydra["job"]["override_dirname"].replace(
+        escaped[pilot.chat_url], escaped[README_SERVER]
+    )  # Hydra escapes ":" in override_dirname
+    assert job_name(config["model"]["name"], config["tasks"]["name"], dirname) == name
+    return job
+
+
+def manifest_config(job: Path) -> dict[str, Any]:
+    from sci_tasks import manifest
+
+    return dict(manifest.read(job)["config"])
+
 
 def run_readme(command: Command, workdir: Path, chat_url: str, *extra: str) -> str:
     text = command.text.replace(README_SERVER, chat_url)
@@ -300,14 +336,16 @@ def test_replay_report_leaderboard_and_view_run_on_the_sweeps_output(pilot: Pilo
     from sci_tasks import manifest
     from sci_tasks.resolvers import safe_name
 
-    job = min(p for p in pilot.sweep.iterdir() if "scimif_text" in p.name)
+    named = readme_job(pilot)  # the sweep job folder the README names, as the pilot wrote it
+    job = named or min(p for p in pilot.sweep.iterdir() if "scimif_text" in p.name)
     runs = pilot.workdir / "sci-eval-runs"
     results = pilot.workdir / "results"  # stands for the lm_eval --output_path folder
     if not results.exists():
         shutil.copytree(pilot.sweep, results, ignore=shutil.ignore_patterns(".*"))
     commands = [p.values[0] for p in of_kind("after_sweep")]
     for command in sorted(commands, key=lambda c: "--replay" not in c.text):
-        text = command.text
+        text = re.sub(rf"{README_SWEEP}\S+", str(named), command.text)
+        text = text.replace(f"judge.base_url={README_JUDGE}", f"judge.base_url={pilot.base_url}")
         if "--replay" in text:
             text = re.sub(r"sci-eval-runs/\S+", str(job), text)
         else:
