@@ -667,6 +667,31 @@ def _is_title(unit: Span) -> bool:
     )
 
 
+# "Find its speed", "Calculate the final temperature", "What distance does it cover?": the
+# head noun of the quantity asked for (the last word of the phrase).
+_ASKED_RE = re.compile(
+    r"\b(?:find|calculate|determine|compute|estimate|what[ \t]+is|what's)[ \t]+"
+    r"(?:(?:its|the|their|his|her)[ \t]+)?((?:[a-z]+[ \t]+){0,2}?[a-z]{3,})"
+    r"(?=[ \t]+(?:at|of|in|for|when|after|on|if|that|from|to|between|with)\b|[ \t]*[.?,;]|$)"
+    r"|\bwhat[ \t]+((?:[a-z]+[ \t]+){0,1}?[a-z]{3,})[ \t]+(?:does|do|did|is|was|will)\b",
+    re.I,
+)
+
+
+def _statements_of_asked(response: str, question: str) -> tuple[list[tuple[int, int]], str]:
+    """(start, end) of each sentence stating the asked quantity's value, and its noun."""
+    m = _ASKED_RE.search(question)
+    if m is None:
+        return [], ""
+    noun = (m.group(1) or m.group(2)).split()[-1].lower()
+    statement = re.compile(
+        rf"\b{re.escape(noun)}s?\b[^.\n]{{0,40}}?(?:\bis\b|\bwas\b|\bequals\b|=|:|≈|"
+        rf"\bcomes[ \t]+to\b)[ \t]*(?:about|approximately|roughly|~)?[ \t]*\$?[-+−]?[0-9]",
+        re.I,
+    )
+    return [(x.start(), x.start()) for x in statement.finditer(response)], f"asked {noun}"
+
+
 def _occurrences(response: str) -> list[tuple[int, int]]:
     """(start of the answer marker or box, end of the marker) for every answer occurrence."""
     found = [(m.start(), m.end()) for m in ANSWER_MARKER_RE.finditer(response)]
@@ -711,9 +736,15 @@ def response_structure(inp: CheckInput) -> Verdict:
     position = positions.pop()
     response = inp.response
     occurrences = _occurrences(response)
+    stated = ""
+    if not occurrences:
+        # No marker: a sentence stating the quantity the question asks for ("Find its
+        # speed" -> "The speed is 7.7 m/s.") is the answer statement an evaluator sees.
+        occurrences, stated = _statements_of_asked(response, inp.question or "")
     if not occurrences:
         return Verdict.failed(
             "no final-answer marker (Final answer:/Answer:/The answer is/\\boxed)"
+            + (f" and no sentence stating the {stated}" if stated else "")
         )
     units = _units(response)
     if position == "middle":
