@@ -33,7 +33,7 @@ from sci_tasks.data.jsonl import read_samples
 from sci_tasks.data.locate import DataError
 from sci_tasks.data.scimif import BENCHMARK as SCIMIF
 from sci_tasks.data.scimif import SHORT
-from sci_tasks.manifest import MANIFEST, NOT_DECIDING, _flat
+from sci_tasks.manifest import MACHINE_DERIVED, MANIFEST, NOT_DECIDING, _flat
 from sci_tasks.metrics.constraints.registry import Group
 from sci_tasks.report import markdown_table, newest_samples
 from sci_tasks.report import scimif as scimif_report
@@ -282,7 +282,8 @@ def settings(job: Job) -> dict[str, Any]:
     several task sets share a row) and without the settings in NOT_DECIDING / NOT_IN_ROW."""
     flat = _flat({k: v for k, v in job.config.items() if k not in (*NOT_DECIDING, "tasks")})
     # an empty section (``gen_kwargs: {}``) sets nothing: the same as the key being absent
-    return {k: v for k, v in flat.items() if k not in NOT_IN_ROW and v != {}}
+    skip = (*NOT_IN_ROW, *MACHINE_DERIVED)  # threads from idle cores: no row of their own
+    return {k: v for k, v in flat.items() if k not in skip and v != {}}
 
 
 def row_labels(configs: Mapping[tuple[str, str], Mapping[str, Any]]) -> dict[tuple[str, str], str]:
