@@ -60,11 +60,13 @@ def test_every_command_takes_a_sweep_job_folder_and_a_path_with_spaces_unquoted(
     tmp_path: Path,
 ) -> None:
     with scripted_server(lambda _: (200, "application/json", completion("4"))) as model:
-        ok(cli(
+        swept = ok(cli(
             tmp_path, "sci-eval", "-m", "model=local_api", "model.args.model=scripted",
             f"model.args.base_url={model.chat_url}", "model.args.num_concurrent=1",
             "tasks=scimif_chem", "limit=2", "+model.gen_kwargs.max_gen_toks=64", "sweep_name=s",
         ))  # fmt: skip
+    # run outside a git checkout (tmp_path): nothing about git on the console
+    assert "git" not in swept.stderr and "fatal" not in swept.stderr, swept.stderr[-2000:]
     sweep = tmp_path / "sci-eval-sweeps" / "s"
     (job,) = [p for p in sweep.iterdir() if (p / "manifest.json").is_file()]
     assert "__max_gen_toks=64,num_concurrent=1," in job.name  # "=" and "," in the name

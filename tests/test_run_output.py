@@ -265,3 +265,24 @@ def test_a_text_only_backend_on_image_tasks_is_refused_before_the_model_loads(
         "backend with max_images, or a text task set (tasks=scimif_text)"
     )
     assert "Traceback" not in out.stdout + out.stderr
+
+
+def test_outside_a_git_checkout_nothing_about_git_is_printed(
+    tmp_path: Path, monkeypatch: Any, capfd: Any
+) -> None:
+    """lm-eval's own lookup runs `git describe` in the working folder, which prints `fatal:
+    not a git repository` outside a checkout; inside sci-eval's run it is quiet, and the
+    manifest of a package outside a checkout says `git: none`."""
+    import lm_eval.evaluator
+
+    from sci_tasks import manifest
+
+    monkeypatch.chdir(tmp_path)  # no .git here or above (/tmp)
+    with manifest.quiet_git():
+        assert lm_eval.evaluator.get_git_commit_hash() is None
+    assert capfd.readouterr().err == ""  # captured at the file descriptor: git's own stderr
+    package = tmp_path / "site-packages" / "sci_tasks"
+    package.mkdir(parents=True)
+    monkeypatch.setattr(manifest, "__file__", str(package / "manifest.py"))
+    assert manifest.git_revision() == "none"
+    assert capfd.readouterr().err == ""
