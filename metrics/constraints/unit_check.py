@@ -200,23 +200,28 @@ def required_units(params: str, question: str) -> Requirement | None:
         if units:
             context = " ".join([params, *(s for s in q_where)])
             return Requirement(_dedupe(units), False, "parameters", context)
-        if _family_in(params):
-            return Requirement((), False, "parameters", params, family=_family_in(params))
+        family = _family_in(params)
+        if family:
+            return Requirement((), False, "parameters", params, family=family)
         if _SI_REQUIRED_RE.search(params):
             return Requirement((), True, "parameters", params)
         if _DIMENSIONLESS_RE.search(params):
             return Requirement((), False, "parameters", params, dimensionless=True)
     if q_units:
         return Requirement(_dedupe(q_units), False, "question", " ".join(q_where))
-    si = [s for s in sentences(question or "") if _SI_REQUIRED_RE.search(s)]
-    if si:
+    if not question:
+        return None
+    # each cue is looked for in the whole question first; its sentences only when it occurs
+    if _SI_REQUIRED_RE.search(question):
+        si = [s for s in sentences(question) if _SI_REQUIRED_RE.search(s)]
         return Requirement((), True, "question", " ".join(si))
-    families = [s for s in sentences(question or "") if _family_in(s) and _ASK_RE.search(s)]
-    if families:
-        context = " ".join(families)
-        return Requirement((), False, "question", context, family=_family_in(context))
-    pure = [s for s in sentences(question or "") if _DIMENSIONLESS_RE.search(s)]
-    if pure:
+    if _family_in(question):
+        families = [s for s in sentences(question) if _family_in(s) and _ASK_RE.search(s)]
+        if families:
+            context = " ".join(families)
+            return Requirement((), False, "question", context, family=_family_in(context))
+    if _DIMENSIONLESS_RE.search(question):
+        pure = [s for s in sentences(question) if _DIMENSIONLESS_RE.search(s)]
         return Requirement((), False, "question", " ".join(pure), dimensionless=True)
     return None
 
