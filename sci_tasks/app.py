@@ -732,6 +732,7 @@ def run(cfg: DictConfig) -> None:
     try:  # RefuseSecrets did so already, before Hydra wrote anything
         manifest.refuse_secrets(config, overrides)
     except manifest.SecretInConfig as exc:
+        remove_if_unused(job_dir)
         raise SystemExit(f"sci-eval: {exc}") from None  # Hydra would echo the overrides
     metadata = run_metadata(cfg)
     data = manifest.data_fingerprints(metadata)

@@ -359,9 +359,10 @@ def main(argv: list[str] | None = None) -> None:
     from sci_tasks.paths import path_override
 
     args, raw = path_override(list(sys.argv[1:] if argv is None else argv), "run_dir")
-    if raw is None and not any(a in args for a in ("--help", "-h", "--cfg", "-c", "--info")):
+    shows_only = any(a in args for a in ("--help", "-h", "--cfg", "-c", "--info", "-i"))
+    if raw is None and not shows_only:
         raise SystemExit(f"sci-score: which run? {USAGE}")
-    if raw is not None:
+    if raw is not None and not shows_only:  # --cfg / --help compose, they score nothing
         folder = Path(raw).expanduser()
         if not folder.is_dir():
             raise SystemExit(f"sci-score: run_dir {raw} is not a folder")
