@@ -256,8 +256,12 @@ def same_unit(found: Unit, required: Unit) -> bool:
 def carries(units: Iterable[Unit], required: Iterable[Unit]) -> bool:
     """Whether any reading in ``units`` is any unit of ``required`` (``same_unit``)."""
     wanted, found = tuple(required), tuple(units)
-    if any(u in wanted for u in found):  # equal canonical forms: the common case
-        return True
+    for u in found:
+        if u in wanted:  # equal canonical forms: the common case
+            return True
+    symbols = {f[0] for u in (*found, *wanted) for f in u.factors}
+    if symbols.isdisjoint(_COUNT_SYMBOLS):  # no count per amount on either side
+        return False
     return any(same_unit(u, r) for u in found for r in wanted)
 
 
