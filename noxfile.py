@@ -1,4 +1,4 @@
-"""Sessions: lint and tests (mypy, then the suite once on every core, shuffled) are `nox`,
+"""Sessions: lint and tests (the suite once on every core, shuffled, then mypy) are `nox`,
 the README's test command; tests_each_file, typecheck, smoke and judge_llama on demand."""
 
 from __future__ import annotations
@@ -38,13 +38,15 @@ def install_project(session: nox.Session, *, editable: bool = True) -> None:
 
 @nox.session(python="3.11")
 def tests(session: nox.Session) -> None:
-    """mypy, then unit, data-driven metric and end-to-end tests (a real model on CPU
-    included) on every core, in a shuffled order (repeat one order with
-    `nox -s tests -- --randomly-seed=N`; one process: `-- -n 0`). One environment for both:
-    a second one would install torch and lm-eval again (about 3 minutes)."""
+    """Unit, data-driven metric and end-to-end tests (a real model on CPU included) on every
+    core in a shuffled order (repeat one order: `nox -s tests -- --randomly-seed=N`; one
+    process: `-- -n 0`), then mypy. One environment for both: a second one would install
+    torch and lm-eval again (about 3 minutes)."""
     install_project(session)
-    check_types(session)
-    session.run("pytest", *PARALLEL, *session.posargs, env=OFFLINE)
+    try:
+        session.run("pytest", *PARALLEL, *session.posargs, env=OFFLINE)
+    finally:  # types are checked whatever the tests said (and the tests run whatever mypy says)
+        check_types(session)
 
 
 @nox.session(python="3.11", default=False)
@@ -85,7 +87,7 @@ def check_types(session: nox.Session) -> None:
     """mypy on the package as `pip install .` lays it out (a copy under the session's tmp):
     mypy cannot follow setuptools' editable mapping of metrics/, conf/ and templates/. The
     dependencies (torch, lm-eval...) are the environment's."""
-    tmp = Path(session.create_tmp())
+    tmp = Path(session.create_tmp()).resolve()  # absolute: MYPYPATH is read after the chdir
     installed = tmp / "sci-tasks-installed"
     shutil.rmtree(installed, ignore_errors=True)
     session.run("python", "-m", "pip", "install", "-q", "--no-deps", "--target", str(installed),
