@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from lm_eval.api.filter import Filter
+
 # an opening or closing think tag (group 1 set for a closing one); the "/" is a literal
 # between two \s*, so no run of spaces can be split two ways
 _THINK_TAG = re.compile(r"<\s*(?:(/)\s*)?think\s*>", re.IGNORECASE)
@@ -51,7 +53,7 @@ def _without_think_blocks(text: str) -> str:
     return "".join(pieces) + text[kept_from:] if pieces else text
 
 
-class NormaliseReply:
+class NormaliseReply(Filter):
     """lm-eval filter (after ``take_first``): each response replaced by ``normalise_reply`` of
     it, so ``filtered_resps`` shows what the scorers read. Non-text responses pass unchanged."""
 

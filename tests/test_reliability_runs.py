@@ -94,7 +94,10 @@ def test_surrogate_replies_an_html_judge_and_a_corrupt_cache_do_not_end_runs(
     assert all(c["score"] is None for c in judged)
     graded = [s["record"]["correctness"] for s in logged if s["doc"].get("answer")]
     assert graded and all(g == {"score": None, "grade": None, "reason": reason,
-                                "judge": g["judge"]} for g in graded)  # fmt: skip
+                                "judge": g["judge"], "protocol": "json_grade",
+                                "prompt_version": g["prompt_version"]}
+                          for g in graded)  # fmt: skip
+    assert all(g["prompt_version"].startswith("judge/scimif_correctness.jinja@") for g in graded)
     assert manifest.read(tmp_path / "run")["status"] == "done"
 
     # sci-score on a samples file whose reply holds a "\ud800" escape, with no judge and

@@ -36,6 +36,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from typing import Any, cast
 
+from lm_eval.api.filter import Filter
+
 from sci_tasks.metrics import judge as judges
 from sci_tasks.metrics.judge.client import JudgeClient, JudgeReply, JudgeRequest
 
@@ -251,7 +253,7 @@ def judge_in_force(doc: Mapping[str, Any], response: object) -> JudgeClient | No
     return judge
 
 
-class JudgePrefetch:
+class JudgePrefetch(Filter):
     """lm-eval filter (``filter_list``): identity on the responses; schedules them so that
     scoring sends the task's judge questions concurrently (module docstring).
 
@@ -266,6 +268,7 @@ class JudgePrefetch:
     """
 
     def __init__(self, benchmark: str) -> None:
+        super().__init__()
         if benchmark not in BENCHMARKS:
             raise ValueError(
                 f"JudgePrefetch: unknown benchmark {benchmark!r} (one of {', '.join(BENCHMARKS)})"
