@@ -40,7 +40,7 @@ def test_model_hf_runs_on_the_cpu_with_its_fixed_batch(
     assert recorded["config"]["model"]["batch_size"] == 8  # conf/model/hf.yaml
     (results,) = (tmp_path / "r").rglob("results_*.json")
     config = json.loads(results.read_text(encoding="utf-8"))["config"]
-    assert config["device"] == "cpu" and config["batch_size"] == "8"
+    assert config["device"] == "cpu" and str(config["batch_size"]) == "8"
     # batch_size=auto is for GPUs: refused on the cpu in one line, before the model loads
     out = subprocess.run(
         [console_script("sci-eval"), "model=hf", f"model.args.pretrained={converted_smollm2}",
