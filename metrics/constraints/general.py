@@ -86,7 +86,7 @@ from sci_tasks.metrics.constraints.base import (
 from sci_tasks.metrics.constraints.judged import NUMBER_RESPONSE
 from sci_tasks.metrics.constraints.options import (
     CHOICE_KEY,
-    named_options,
+    chosen_options,
     read_options,
     same_molecule,
 )
@@ -112,7 +112,6 @@ from sci_tasks.metrics.constraints.text import (
     scoped_text,
     sentences_matching,
     show_items,
-    without_rejected,
 )
 from sci_tasks.metrics.verdict import Verdict
 
@@ -548,16 +547,9 @@ def choose_from(inp: CheckInput) -> Verdict:
     if not options:
         return Verdict.unscored("options to choose from not found in parameters or question")
     text, where = scoped_text(inp.response, input_scope(inp, CHOICE_KEY, default="final"))
-    named, how = named_options(options, text), ""
+    named, how = chosen_options(options, text)
     if not named:
         named, how = same_molecule(options, text), " (the same molecule, written differently)"
-    if len(named) > 1:  # "basalt, not granite": an option turned down is no second choice
-        kept = named_options(options, without_rejected(text))
-        if len(kept) == 1:
-            named, how = (
-                kept,
-                f" (turning down {show_items([str(o) for o in named if o not in kept])})",
-            )
     if len(named) == 1:
         return Verdict.passed(
             f"one of {len(options)} options (from the {source}) named in {where}: {named[0]}{how}"

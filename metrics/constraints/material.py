@@ -49,7 +49,7 @@ from sci_tasks.metrics.constraints.base import (
 )
 from sci_tasks.metrics.constraints.judged import STEPS
 from sci_tasks.metrics.constraints.methods import check_method
-from sci_tasks.metrics.constraints.options import Option, named_options, read_options, split_items
+from sci_tasks.metrics.constraints.options import Option, chosen_options, read_options, split_items
 from sci_tasks.metrics.constraints.text import (
     clean_parameters,
     clip,
@@ -473,11 +473,11 @@ def _discrete_prediction(inp: CheckInput, params: str, question: str, source: st
                 f"{where} is not a short label ({len(words)} words): {clip(body)!r}"
             )
         return Verdict.passed(f"discrete label (from the {source}) in {where}: {clip(body)!r}")
-    named = named_options(labels, span.text)
+    named, how = chosen_options(labels, span.text)
     shown = ", ".join(str(o) for o in labels[:5])
     if len(named) == 1:
         return Verdict.passed(
-            f"one discrete label of {shown} (from the {label_source}) in {where}: {named[0]}"
+            f"one discrete label of {shown} (from the {label_source}) in {where}: {named[0]}{how}"
         )
     if not named:
         return Verdict.failed(f"none of the labels ({shown}) in {where}: {clip(span.text)!r}")

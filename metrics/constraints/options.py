@@ -14,6 +14,7 @@ from rdkit import Chem
 
 from sci_tasks.metrics.constraints.molecules import parse_smiles, smiles_shaped
 from sci_tasks.metrics.constraints.notation import SPACE_RE
+from sci_tasks.metrics.constraints.text import show_items, without_rejected
 
 _ITEM_STRIP = " \t\r\n\"'`“”‘’*.,;:"
 _LEADING_JOINER_RE = re.compile(r"^(?:and|or|either)[ \t]+", re.I)
@@ -278,6 +279,19 @@ def named_options(options: list[Option], text: str) -> list[Option]:
             named.add(i)
         best = _two_farthest([*best, (end, start, i)])
     return [options[i] for i in sorted(named)]
+
+
+def chosen_options(options: list[Option], text: str) -> tuple[list[Option], str]:
+    """The options ``text`` chooses, and how: when it names several, the ones it turns down
+    ("basalt, not granite", "neither a metal nor an insulator") are no second choice, so a
+    single option left standing is the choice ("" or " (turning down ...)")."""
+    named = named_options(options, text)
+    if len(named) > 1:
+        kept = named_options(options, without_rejected(text))
+        if len(kept) == 1:
+            turned_down = show_items([str(o) for o in named if o not in kept])
+            return kept, f" (turning down {turned_down})"
+    return named, ""
 
 
 def _two_farthest(reaches: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:

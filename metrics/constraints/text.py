@@ -837,7 +837,7 @@ def strip_decoration(text: str) -> str:
 # A mention the response turns down ("basalt, not granite", "rather than conservation of
 # energy", "we do not need X"): the words just before it reject it, so it names no choice.
 _REJECTION_CUE = (
-    r"(?:\b(?:not|nor|never|cannot|dont|doesnt|didnt|without|unlike)|n['’]t"
+    r"(?:\b(?:not|neither|nor|never|cannot|dont|doesnt|didnt|without|unlike)|n['’]t"
     r"|\brather[ \t]+than|\binstead[ \t]+of|\bno[ \t]+need[ \t]+(?:for|of|to))[ \t]+"
     r"(?:(?:the|a|an|to|use|using|apply|applying|need|needed|invoke|invoking|any|even|be)[ \t]+)*"
 )
