@@ -6,13 +6,13 @@ import hashlib
 import importlib.util
 import os
 import re
-import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from omegaconf import OmegaConf
+
+from sci_tasks.cache import building
 
 
 def package_dir(module: str) -> str:
@@ -94,9 +94,7 @@ def _convert_gguf(source: Path, target: Path) -> None:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-    try:
+    with building(target) as work:
         folder, name = str(source.parent), source.name
         loaded = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, dtype=torch.float32)
         # a GGUF-loaded model refuses save_pretrained (it counts as quantized); its weights
@@ -109,13 +107,6 @@ def _convert_gguf(source: Path, target: Path) -> None:
         plain.generation_config = loaded.generation_config
         plain.save_pretrained(work)
         AutoTokenizer.from_pretrained(folder, gguf_file=name).save_pretrained(work)
-        try:
-            os.rename(work, target)
-        except OSError:  # another process finished first: keep its folder
-            if not (target / "config.json").is_file():
-                raise
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def busy_cores(window: float = 0.5) -> float:

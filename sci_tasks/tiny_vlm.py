@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from sci_tasks.cache import building
 
 IMAGE_TOKEN = "<image>"
 IMAGE_SIZE = 56  # pixels per side the image processor resizes to
@@ -87,9 +86,7 @@ def _build(text_model: Path, target: Path) -> None:
         LlavaProcessor,
     )
 
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-    try:
+    with building(target) as work:
         tokenizer = AutoTokenizer.from_pretrained(text_model)
         tokenizer.add_special_tokens({"additional_special_tokens": [IMAGE_TOKEN]})
         (image_token_id,) = tokenizer.encode(IMAGE_TOKEN, add_special_tokens=False)  # one token
@@ -125,10 +122,3 @@ def _build(text_model: Path, target: Path) -> None:
             image_token=IMAGE_TOKEN,
             num_additional_image_tokens=1,  # CLIP's CLS embedding, dropped by "default"
         ).save_pretrained(work)
-        try:
-            os.rename(work, target)
-        except OSError:  # another process finished first: keep its folder
-            if not (target / "config.json").is_file():
-                raise
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
