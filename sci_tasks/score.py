@@ -360,6 +360,9 @@ def main(argv: list[str] | None = None) -> None:
 
     args, raw = path_override(list(sys.argv[1:] if argv is None else argv), "run_dir")
     shows_only = any(a in args for a in ("--help", "-h", "--cfg", "-c", "--info", "-i"))
+    secrets = manifest.secret_overrides(args)  # first, as RefuseSecrets does: never echoed
+    if secrets:
+        raise SystemExit(f"sci-score: {manifest.refusal(secrets)}")
     if raw is None and not shows_only:
         raise SystemExit(f"sci-score: which run? {USAGE}")
     if raw is not None and not shows_only:  # --cfg / --help compose, they score nothing
