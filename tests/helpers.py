@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -170,3 +171,18 @@ def split_doc_ids(tasks: Any, splits: dict[str, str], key: str) -> Counter[str]:
         assert docs and {d[key] for d in docs} == {value}, name
         seen.update(d["id"] for d in docs)
     return seen
+
+
+def ok(out: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
+    """``out`` of a command that must succeed; else the tails of its output as the failure."""
+    assert out.returncode == 0, f"{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+    return out
+
+
+def scripted_model_args(url: str, *more: str) -> list[str]:
+    """sci-eval overrides for the model ``scripted`` of a local OpenAI-compatible server at
+    ``url``, one request at a time, then ``more``."""
+    return [
+        "model=local_api", "model.args.model=scripted", f"model.args.base_url={url}",
+        "model.args.num_concurrent=1", *more,
+    ]  # fmt: skip

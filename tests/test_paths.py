@@ -15,7 +15,7 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 
 from sci_tasks.paths import hydra_quoted, path_override
 
-from .helpers import console_script, loopback_env
+from .helpers import console_script, loopback_env, ok
 from .misbehaving import completion, refused_url, scripted_server
 
 
@@ -24,11 +24,6 @@ def cli(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[s
         [console_script(args[0]), *args[1:]], capture_output=True, text=True, cwd=tmp_path,
         env=loopback_env(tmp_path, **env), timeout=600,
     )  # fmt: skip
-
-
-def ok(out: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
-    assert out.returncode == 0, f"{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
-    return out
 
 
 @pytest.mark.parametrize(

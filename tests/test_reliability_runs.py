@@ -17,7 +17,7 @@ from sci_tasks import manifest
 from sci_tasks.app import response_cache
 from sci_tasks.data.jsonl import read_samples
 
-from .helpers import console_script, loopback_env
+from .helpers import console_script, loopback_env, ok, scripted_model_args
 from .misbehaving import completion, scripted_server
 
 SURROGATE_REPLY = "The answer is 4 \ud800 mol."
@@ -32,16 +32,8 @@ def cli(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Any:
     )  # fmt: skip
 
 
-def ok(out: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
-    assert out.returncode == 0, f"{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
-    return out
-
-
 def model_args(url: str) -> list[str]:
-    return [
-        "model=local_api", "model.args.model=scripted", f"model.args.base_url={url}",
-        "model.args.num_concurrent=1", "model.args.max_retries=1",
-    ]  # fmt: skip
+    return scripted_model_args(url, "model.args.max_retries=1")
 
 
 def judge_args(url: str, tmp_path: Path) -> list[str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 import sci_tasks
 from sci_tasks import manifest
 
-from .helpers import loopback_env
+from .helpers import loopback_env, ok, scripted_model_args
 from .misbehaving import completion, scripted_server
 
 # sci-eval with sci_tasks.resolvers.busy_cores answering BUSY (the resolver of
@@ -41,16 +41,8 @@ def sci_eval(
     )  # fmt: skip
 
 
-def ok(out: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
-    assert out.returncode == 0, f"{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
-    return out
-
-
 def model_args(url: str) -> list[str]:
-    return [
-        "model=local_api", "model.args.model=scripted", f"model.args.base_url={url}",
-        "model.args.num_concurrent=1",
-    ]  # fmt: skip
+    return scripted_model_args(url)
 
 
 def test_a_sweep_finished_with_one_core_busy_is_skipped_whole_when_rerun_idle(

@@ -15,7 +15,7 @@ from typing import Any
 import sci_tasks
 from sci_tasks.app import explain, json_safe, limit_line, results_table
 
-from .helpers import console_script, loopback_env
+from .helpers import console_script, loopback_env, scripted_model_args
 from .misbehaving import completion, refused_url, scripted_server
 
 NO_JUDGE = (
@@ -33,10 +33,7 @@ def sci_eval(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProc
 
 
 def model_args(url: str) -> list[str]:
-    return [
-        "model=local_api", "model.args.model=scripted", f"model.args.base_url={url}",
-        "model.args.num_concurrent=1", "model.args.max_retries=1", "use_cache=false",
-    ]  # fmt: skip
+    return scripted_model_args(url, "model.args.max_retries=1", "use_cache=false")
 
 
 def reject(constant: str) -> Any:
