@@ -99,8 +99,8 @@ def read_run(root: Path, folder: Path) -> Run:
         run.results.update(data.get("results") or {})
         run.n_samples.update(data.get("n-samples") or {})
     config = _manifest_config(root, folder, run)
-    model = config.get("model") if isinstance(config.get("model"), dict) else {}
-    if model.get("name"):  # sci-eval's model.name, not the weights' path lm-eval logs
+    model = config.get("model")
+    if isinstance(model, dict) and model.get("name"):  # sci-eval's model.name, not the weights' path lm-eval logs
         run.model = str(model["name"])
     if isinstance(config.get("judge"), dict):
         run.judge = str(config["judge"].get("name") or "none")

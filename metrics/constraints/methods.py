@@ -658,8 +658,8 @@ def _relation_evidence(method: Method, view: _ResponseView) -> str | None:
         for rel in relations:
             for a, b in ((0, 1), (1, 0)):
                 end = rel.ends[a].search(left)
-                start = end and rel.starts[b].match(right)
-                if start:
+                start = rel.starts[b].match(right) if end else None
+                if end and start:
                     shown = f"{end.group().strip()} = {start.group().strip()}"
                     return f"{method.name} applied through {clip(shown, 40)!r} ({rel.reads})"
     return None

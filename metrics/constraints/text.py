@@ -342,7 +342,7 @@ def last_boxed(text: str, tries: int = 3) -> Span | None:
     linear. ``\\\\boxed{...}`` in a JSON string is a box too (the command's last backslash
     is found), and its content is read through ``read_latex``: the LaTeX it encodes."""
     end = len(text)
-    commands = _BOX_COMMANDS
+    commands: tuple[str, ...] = _BOX_COMMANDS
     if "\\B" in text or "\\F" in text:
         commands += _UPPER_BOX_COMMANDS
     for _ in range(tries):
