@@ -100,7 +100,8 @@ def read_run(root: Path, folder: Path) -> Run:
         run.n_samples.update(data.get("n-samples") or {})
     config = _manifest_config(root, folder, run)
     model = config.get("model")
-    if isinstance(model, dict) and model.get("name"):  # sci-eval's model.name, not the weights' path lm-eval logs
+    # sci-eval's model.name, not the weights' path lm-eval logs
+    if isinstance(model, dict) and model.get("name"):
         run.model = str(model["name"])
     if isinstance(config.get("judge"), dict):
         run.judge = str(config["judge"].get("name") or "none")
