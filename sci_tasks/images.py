@@ -32,9 +32,8 @@ from typing import Any
 from PIL import Image
 
 from sci_tasks.cache import cache_root
+from sci_tasks.run_settings import BYTES_KEY, PIXELS_KEY
 
-PIXELS_KEY = "max_image_pixels"
-BYTES_KEY = "max_image_bytes"
 MIN_BYTES = 1024  # room for a small PNG: a lower limit is a typo, not a budget
 _SHRINK_STEPS = 16  # each step aims below the limit; PNG size follows the pixel count
 

@@ -29,8 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from sci_tasks import images
-from sci_tasks.metrics import judge as judges
+from sci_tasks import run_settings
 
 ITERS = 1000
 SEED = 1234
@@ -119,9 +118,7 @@ def parts_of(metric: str, records: Iterable[Mapping[str, Any]]) -> list[Parts]:
 # Fields a task's data hook adds to every document for scoring (the run's judges, the image
 # budget): run settings, not the record. lm-eval's ``doc_hash`` covers them, so two runs that
 # differ only in a judge or budget setting would share no ``doc_hash`` and pair nothing.
-RUN_SETTING_FIELDS = frozenset(
-    {judges.JUDGE_FIELD, judges.CORRECTNESS_FIELD, images.PIXELS_KEY, images.BYTES_KEY}
-)
+RUN_SETTING_FIELDS = run_settings.FIELDS
 
 
 def sample_key(task: str, record: Mapping[str, Any]) -> tuple[str, str]:

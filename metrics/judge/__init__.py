@@ -37,10 +37,8 @@ from sci_tasks.metrics.judge.client import (
     JudgeRequest,
     parse_strict,
 )
+from sci_tasks.run_settings import CORRECTNESS_FIELD, JUDGE_FIELD  # the judges' document fields
 
-JUDGE_FIELD = "judge_settings"  # the document field: JSON text of JudgeConfig.public(), or None
-# the document field of the correctness judge: JSON text of CorrectnessJudge.public(), or None
-CORRECTNESS_FIELD = "correctness_judge_settings"
 CORRECTNESS_ENV_PREFIX = "SCI_TASKS_CORRECTNESS_JUDGE_"
 
 # How correctness is asked and read (metrics.scimif.grade_correctness):
