@@ -767,16 +767,18 @@ def run(cfg: DictConfig) -> None:
             record("running")
         started = True
         results = evaluate(cfg, folder, checked)
-    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (a time limit): see main()
-        signal_name = exc.args[0] if exc.args else "SIGINT"
-        kept = cached_responses(cfg)
-        if started or sweep:
-            record("interrupted", error=f"interrupted by {signal_name}")
-        else:
-            remove_if_unused(folder)
-        report_outcome(folder, "interrupted", f"by {signal_name}")
-        raise Interrupted(interrupted_line(signal_name, folder, kept, started or sweep)) from None
-    except Exception as exc:  # one job's failure is recorded, never lost in a sweep
+    except (KeyboardInterrupt, Exception) as exc:
+        signal_name = interrupting_signal(exc)
+        if signal_name is not None:  # Ctrl-C, or SIGTERM (a time limit): see main()
+            kept = cached_responses(cfg)
+            if started or sweep:
+                record("interrupted", error=f"interrupted by {signal_name}")
+            else:
+                remove_if_unused(folder)
+            report_outcome(folder, "interrupted", f"by {signal_name}")
+            line = interrupted_line(signal_name, folder, kept, started or sweep)
+            raise Interrupted(line) from None
+        # one job's failure is recorded, never lost in a sweep
         error = explain(exc, config)
         if verbose():
             traceback.print_exc()
@@ -808,6 +810,22 @@ class Interrupted(SystemExit):
     def __init__(self, line: str) -> None:
         super().__init__(line)
         self.line = line
+
+
+def interrupting_signal(exc: BaseException) -> str | None:
+    """The signal behind ``exc`` ("SIGINT" / "SIGTERM"), or None for a real failure.
+
+    The interrupt may arrive wrapped: Python 3.11 turns an exception raised while a class
+    is built (a dataclass field's ``__set_name__`` during an import) into a RuntimeError
+    whose cause is our KeyboardInterrupt, and libraries re-raise with ``from``."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return str(current.args[0]) if current.args else "SIGINT"
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def interrupted_line(signal_name: str, folder: Path, kept: int | None, wrote: bool) -> str:

@@ -109,3 +109,27 @@ def test_sigterm_during_model_loading_ends_in_one_line(
     assert "Traceback" not in err
     assert err.strip().split("\n")[-1].startswith("sci-eval: interrupted by SIGTERM"), err[-500:]
     assert manifest.read(tmp_path / "run")["status"] == "interrupted"
+
+
+class _RaisesWhenNamed:
+    """A descriptor whose ``__set_name__`` meets the signal, as a dataclass field does when
+    SIGTERM lands while a module defining a dataclass is imported (seen in CI)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        raise KeyboardInterrupt("SIGTERM")
+
+
+def test_an_interrupt_python_wrapped_in_another_error_is_still_the_signal() -> None:
+    from sci_tasks.app import interrupting_signal
+
+    with pytest.raises(RuntimeError) as wrapped:  # Python 3.11 wraps it in a RuntimeError
+        type("Built", (), {"metrics": _RaisesWhenNamed()})
+    assert interrupting_signal(wrapped.value) == "SIGTERM"
+    try:  # a library re-raising with ``from``
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise ValueError("cancelled") from exc
+    except ValueError as exc:
+        assert interrupting_signal(exc) == "SIGINT"
+    assert interrupting_signal(RuntimeError("a real failure")) is None
