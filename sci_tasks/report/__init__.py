@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from sci_tasks.data.jsonl import read_samples
+from sci_tasks.outputs import OUTPUT_FOLDERS, fmt, markdown_table
 
-_SKIP = {"scores", "report"}  # sci-score and sci-report outputs inside a run folder
+__all__ = ["fmt", "markdown_table"]  # the one table (sci_tasks.outputs), as reports use it
+
 
 
 def newest_samples(run_dir: Path, prefix: str) -> dict[str, Path]:
@@ -21,7 +23,7 @@ def newest_samples(run_dir: Path, prefix: str) -> dict[str, Path]:
     found = [
         p
         for p in sorted(run_dir.rglob(f"samples_{prefix}*.jsonl"))
-        if not _SKIP & set(p.relative_to(run_dir).parts[:-1])
+        if not OUTPUT_FOLDERS & set(p.relative_to(run_dir).parts[:-1])
     ]
     folders = sorted({p.parent for p in found})
     if len(folders) > 1:
@@ -103,29 +105,6 @@ def mark_bundled(fig: Any, sources: Sequence[str]) -> None:
         shown = shown if len(shown) <= 70 else shown[:67] + "..."
         fig.suptitle(f"{BUNDLED.capitalize()}\n({shown})", color="#b03a2e", fontsize=9,
                      fontweight="bold")  # fmt: skip
-
-
-def fmt(value: Any, digits: int = 4) -> str:
-    """A table cell: floats to ``digits`` places, NaN as "n/a"."""
-    if isinstance(value, float):
-        return "n/a" if math.isnan(value) else f"{value:.{digits}f}"
-    return str(value)
-
-
-def markdown_table(
-    head: Sequence[str], rows: Iterable[Sequence[Any]], digits: int = 4, bold_last: bool = False
-) -> str:
-    """The one Markdown table of the reports and the leaderboard: first column left, the
-    others right-aligned; cells through ``fmt`` (strings kept as they are)."""
-    body = [[fmt(v, digits) for v in row] for row in rows]
-    if bold_last and body:
-        body[-1] = [f"**{c}**" for c in body[-1]]
-    lines = [
-        "| " + " | ".join(head) + " |",
-        "|" + "|".join([" --- "] + [" ---: "] * (len(head) - 1)) + "|",
-        *("| " + " | ".join(cells) + " |" for cells in body),
-    ]
-    return "\n".join(lines)
 
 
 def csv_cells(values: Iterable[Any]) -> list[Any]:
