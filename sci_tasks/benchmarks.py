@@ -2,10 +2,13 @@
 
 A benchmark's ``BENCHMARK = Benchmark(...)`` sits beside its loader
 (``sci_tasks/data/<name>.py``); ``DECLARED_IN`` below is the one line per benchmark that
-registers it. Everything else reads the declaration: the data-location convention
-(``sci_tasks.data.locate``), the ``data.*`` options of ``sci-eval`` (``sci_tasks.conf``),
-the run manifest's data fingerprints, ``sci-report``, ``sci-leaderboard``, ``sci-view`` and
-the tests that check the task YAMLs and Hydra task sets against it.
+registers it. A benchmark of one's own registers without editing this package: a module
+named in ``SCI_TASKS_BENCHMARKS``, or an installed package's ``sci_tasks.benchmarks`` entry
+point, holding its ``BENCHMARK``. Everything else reads the declaration: the data-location
+convention (``sci_tasks.data.locate``), the ``data.*`` options of ``sci-eval``
+(``sci_tasks.conf``), the run manifest's data fingerprints, ``sci-report``,
+``sci-leaderboard``, ``sci-view``, prefetch, the statistics and the tests that check the
+task YAMLs and Hydra task sets against it.
 
 Declarations are imported lazily (on first use), so a loader can import this module and
 ``locate`` without an import cycle.
@@ -14,21 +17,57 @@ Declarations are imported lazily (on first use), so a loader can import this mod
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
 
-# module holding ``BENCHMARK``: one registration line per benchmark
+# module holding ``BENCHMARK``: one registration line per benchmark sci-tasks ships
 DECLARED_IN = (
     "sci_tasks.data.scimif",
     "sci_tasks.data.spm_bench",
     "sci_tasks.data.scigen_verify",
 )
+# more benchmarks, without editing this file: modules named here (comma-separated), as
+# lm-eval's --include_path adds task folders, and installed packages' entry points
+PLUGINS_ENV = "SCI_TASKS_BENCHMARKS"
+ENTRY_POINT_GROUP = "sci_tasks.benchmarks"
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """One metric of a benchmark's tasks: the YAML ``metric_list`` entry is generated from
+    it, and the statistics module bootstraps it from its per-sample parts."""
+
+    name: str  # the key ``process_results`` returns
+    higher_is_better: bool
+    aggregation: str  # an lm-eval aggregation name ("mean") or "!function module.name"
+    comment: str = ""  # the YAML comment lines above the entry
+    label: str = ""  # its name in tables ("CSR"); "" = not a headline metric
+    # "module:function" giving one logged sample's (num, den) for the bootstrap (None when
+    # the sample has no value); "" = no per-sample parts (no ± shown)
+    parts: str = ""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of one sample, the same type for every benchmark (as Inspect's ``Score``):
+    a score (None: unscored, with its reason), the group it reports under, who decided."""
+
+    name: str
+    score: float | None
+    reason: str = ""
+    group: str = ""
+    judge: str = ""  # "rule", "rdkit", the judge model, ... ("" = not said)
 
 
 @dataclass(frozen=True)
 class Benchmark:
-    """What the rest of the package needs to know about one benchmark."""
+    """One benchmark as a plugin: everything the rest of the package needs to know of it.
+    Hooks are "module:function" strings, imported on first use (a declaration stays light)."""
 
     name: str  # its folder under SCI_TASKS_DATA_DIR, sci_tasks/samples/ and sci_tasks/tasks/
     title: str  # in table titles, leaderboard columns and notes
@@ -44,6 +83,15 @@ class Benchmark:
     task_sets: tuple[str, ...] = ()  # its sci-eval task sets (conf/tasks/<set>.yaml)
     count_column: str = ""  # leaderboard column of the group's sample count, e.g. "questions"
     leaderboard_doc: str = ""  # one line under the leaderboard's "Columns" heading
+    tasks_dir: str = ""  # its lm-eval task folder; "" = sci_tasks/tasks/<name>
+    metrics: tuple[MetricSpec, ...] = ()  # its tasks' metric_list, in YAML order
+    # "module:function" (logged ``record`` detail) -> list[Check]: its rendering in sci-view
+    checks: str = ""
+    # "module:function" (doc, response, settings) -> judge work units (what prefetch sends)
+    judge_work: str = ""
+    # "module" with its own leaderboard columns / plots beyond ``columns`` (SciMIF's
+    # disciplines and functional groups); "" = only ``columns``
+    leaderboard: str = ""
 
     @property
     def prefixes(self) -> tuple[str, ...]:
@@ -53,14 +101,54 @@ class Benchmark:
         """``task`` (an lm-eval task or group name) is one of this benchmark's."""
         return task.startswith(self.prefixes)
 
+    def task_folder(self) -> Path:
+        return (
+            Path(self.tasks_dir) if self.tasks_dir else Path(__file__).parent / "tasks" / self.name
+        )
+
+    def metric(self, name: str) -> MetricSpec | None:
+        return next((m for m in self.metrics if m.name == name), None)
+
+
+def hook(ref: str) -> Any:
+    """The object a "module:function" hook names (imported now)."""
+    module, _, attr = ref.partition(":")
+    if not attr:
+        raise ValueError(f"a hook is 'module:function', not {ref!r}")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _plugin_modules() -> tuple[str, ...]:
+    named = tuple(m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip())
+    return DECLARED_IN + _installed() + named
+
 
 @cache
+def _installed() -> tuple[str, ...]:  # scanning the installed packages once per process
+    return tuple(ep.value for ep in entry_points(group=ENTRY_POINT_GROUP))
+
+
 def all_benchmarks() -> tuple[Benchmark, ...]:
-    found = tuple(importlib.import_module(m).BENCHMARK for m in DECLARED_IN)
-    names = [b.name for b in found]
-    if len(set(names)) != len(names):
-        raise RuntimeError(f"a benchmark is declared twice: {names}")
-    return found
+    """Every registered benchmark: the ones sci-tasks ships, then installed plugins, then the
+    modules ``SCI_TASKS_BENCHMARKS`` names. Two declaring one name is an error naming both."""
+    return _declared(_plugin_modules())
+
+
+@cache
+def _declared(modules: tuple[str, ...]) -> tuple[Benchmark, ...]:
+    found: dict[str, tuple[Benchmark, str]] = {}
+    for module in dict.fromkeys(modules):  # the same module twice registers once
+        try:
+            declared = importlib.import_module(module).BENCHMARK
+        except (ImportError, AttributeError) as exc:
+            raise RuntimeError(f"benchmark plugin {module!r}: {exc}") from exc
+        if declared.name in found:
+            raise RuntimeError(
+                f"benchmark {declared.name!r} is declared twice: by {found[declared.name][1]} "
+                f"and by {module}"
+            )
+        found[declared.name] = (declared, module)
+    return tuple(b for b, _ in found.values())
 
 
 def names() -> tuple[str, ...]:
