@@ -40,16 +40,32 @@ ENTRY_POINT_GROUP = "sci_tasks.benchmarks"
 @dataclass(frozen=True)
 class MetricSpec:
     """One metric of a benchmark's tasks: the YAML ``metric_list`` entry is generated from
-    it, and the statistics module bootstraps it from its per-sample parts."""
+    it (``scripts/generate_metric_lists.py``), and the statistics module bootstraps it from
+    its per-sample parts."""
 
     name: str  # the key ``process_results`` returns
     higher_is_better: bool
     aggregation: str  # an lm-eval aggregation name ("mean") or "!function module.name"
-    comment: str = ""  # the YAML comment lines above the entry
+    comment: str = ""  # the YAML comment above the entry (prose: the generator wraps it)
     label: str = ""  # its name in tables ("CSR"); "" = not a headline metric
-    # "module:function" giving one logged sample's (num, den) for the bootstrap (None when
-    # the sample has no value); "" = no per-sample parts (no ± shown)
+    # its per-sample parts for the bootstrap (``sci_tasks.stats``), as ``aggregation``: "mean"
+    # (the sample's value, left out when it has none), or "module:function" (one logged
+    # sample -> its (num, den), None when that sample makes the metric NaN); "" = none (no ±)
     parts: str = ""
+
+
+# what the tasks of every benchmark share: aggregations of our own, the bundled-samples
+# flag and the per-sample ``record`` detail
+TOTAL = "!function sci_tasks.metrics.aggregate.total"
+COUNT = "!function sci_tasks.metrics.aggregate.count"
+DISTINCT_COUNT = "!function sci_tasks.metrics.aggregate.distinct_count"
+BUNDLED_SAMPLES = MetricSpec("bundled_samples", False, "mean")
+
+
+def record_metric(comment: str) -> MetricSpec:
+    """The ``record`` entry: counts the samples; its per-sample value (the detail ``comment``
+    describes) is for the samples log, never a metric row."""
+    return MetricSpec("record", True, COUNT, comment)
 
 
 @dataclass(frozen=True)
@@ -71,12 +87,13 @@ class Benchmark:
 
     name: str  # its folder under SCI_TASKS_DATA_DIR, sci_tasks/samples/ and sci_tasks/tasks/
     title: str  # in table titles, leaderboard columns and notes
-    data_key: str  # its own data-location key (run settings, then environment)
-    group: str  # the lm-eval group of its headline tasks
     splits: tuple[str, ...]  # the group's subtasks (lm-eval task names), in report order
-    # leaderboard columns: (label, lm-eval results key), read from the group (or its splits)
-    columns: tuple[tuple[str, str], ...]
     report: str  # module with ``write_report(run_dir, out_dir) -> list[Path]`` (sci-report)
+    data_key: str = ""  # its own data-location key; "" = "<NAME>_DATA_DIR"
+    group: str = ""  # the lm-eval group of its headline tasks; "" = its name
+    # leaderboard columns: (label, lm-eval results key), read from the group (or its splits);
+    # () = its labelled metrics, in order ((label, "<metric>,none"))
+    columns: tuple[tuple[str, str], ...] = ()
     # sci-view summary metrics, by task-name prefix (the first matching prefix wins)
     headlines: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     task_prefixes: tuple[str, ...] = ()  # task names that are this benchmark's; () = (name,)
@@ -84,7 +101,10 @@ class Benchmark:
     count_column: str = ""  # leaderboard column of the group's sample count, e.g. "questions"
     leaderboard_doc: str = ""  # one line under the leaderboard's "Columns" heading
     tasks_dir: str = ""  # its lm-eval task folder; "" = sci_tasks/tasks/<name>
-    metrics: tuple[MetricSpec, ...] = ()  # its tasks' metric_list, in YAML order
+    metrics: tuple[MetricSpec, ...] = ()  # its tasks' metric_list (in ``template``), in order
+    template: str = ""  # the YAML in its task folder its tasks include; "" = _<name>_template_yaml
+    # more YAMLs of its task folder with a metric_list of their own (SciGen-Rubric's task)
+    task_metrics: Mapping[str, tuple[MetricSpec, ...]] = field(default_factory=dict)
     # "module:function" (logged ``record`` detail) -> list[Check]: its rendering in sci-view
     checks: str = ""
     # "module:function" (doc, response, settings) -> judge work units (what prefetch sends)
@@ -92,6 +112,15 @@ class Benchmark:
     # "module" with its own leaderboard columns / plots beyond ``columns`` (SciMIF's
     # disciplines and functional groups); "" = only ``columns``
     leaderboard: str = ""
+
+    def __post_init__(self) -> None:  # the conventions an empty field stands for
+        if not self.data_key:
+            object.__setattr__(self, "data_key", f"{self.name.upper()}_DATA_DIR")
+        if not self.group:
+            object.__setattr__(self, "group", self.name)
+        if not self.columns:
+            columns = tuple((m.label, f"{m.name},none") for m in self.metrics if m.label)
+            object.__setattr__(self, "columns", columns)
 
     @property
     def prefixes(self) -> tuple[str, ...]:
@@ -106,8 +135,16 @@ class Benchmark:
             Path(self.tasks_dir) if self.tasks_dir else Path(__file__).parent / "tasks" / self.name
         )
 
+    def metric_lists(self) -> dict[Path, tuple[MetricSpec, ...]]:
+        """Each YAML of its task folder whose ``metric_list`` block the specs generate."""
+        folder = self.task_folder()
+        template = {folder / (self.template or f"_{self.name}_template_yaml"): self.metrics}
+        return template | {folder / name: specs for name, specs in self.task_metrics.items()}
+
     def metric(self, name: str) -> MetricSpec | None:
-        return next((m for m in self.metrics if m.name == name), None)
+        """Its spec of metric ``name`` (the template's first, then its other tasks')."""
+        specs = (m for lists in self.metric_lists().values() for m in lists)
+        return next((m for m in specs if m.name == name), None)
 
 
 def hook(ref: str) -> Any:

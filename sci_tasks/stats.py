@@ -1,41 +1,43 @@
 """Bootstrap standard errors and paired bootstrap differences from logged samples.
 
 lm-eval's ``bootstrap_iters`` only resamples its own aggregation functions
-(``lm_eval.api.metrics.stderr_for_metric``); our CSR, ISR, DRFR and Acc_a / Acc_e / Acc_i
-aggregations are our own functions, so lm-eval writes "N/A" for them. Here every headline
-metric is written as a **ratio of sums** over samples, sum(num_i) / sum(den_i):
+(``lm_eval.api.metrics.stderr_for_metric``); the benchmarks' headline aggregations are
+their own functions, so lm-eval writes "N/A" for them. Here every metric with per-sample
+parts (the ``parts`` hook of a registered benchmark's ``MetricSpec``) is written as a
+**ratio of sums** over samples, sum(num_i) / sum(den_i):
 
-* a mean over the samples that have a value (CSR, ISR, EM, SPC, SIP-F1, Acc_a, Acc_e): num_i
-  is the value, den_i is 1, or 0 for a sample without a value;
-* DRFR: num_i = satisfied constraints, den_i = scored constraints of sample i;
-* Acc_i: only the negatives count (den_i = 1 for a negative, 0 otherwise).
+* a mean over the samples that have a value (``parts="mean"``, ``mean_parts``): num_i is
+  the value, den_i is 1, or 0 for a sample without a value;
+* a ratio of counts (num_i satisfied of den_i scored checks), or a mean over some samples
+  only (den_i = 1 for a sample that counts, 0 otherwise): the benchmark's own function;
+* a sample whose parts are None makes the metric NaN, and its error too (a cascade
+  aggregation such as Acc_e with an unscored sample).
 
-Acc_e and Acc_i are NaN when any sample is unscored (``sci_tasks.metrics.verify``); so are
-their errors. Resampling draws whole samples with replacement (``iters`` draws, seeded:
-the same inputs always give the same numbers). The paired difference of two models resamples
-the samples both answered (matched by ``sample_key``: task and the record's own fields,
-whatever the run's judge or image budget) jointly, and gives the 2.5 / 97.5 percentiles
-of the replicated differences.
+Resampling draws whole samples with replacement (``iters`` draws, seeded: the same inputs
+always give the same numbers). The paired difference of two models resamples the samples
+both answered (matched by ``sample_key``: task and the record's own fields, whatever the
+run's judge or image budget) jointly, and gives the 2.5 / 97.5 percentiles of the
+replicated differences.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
 
-from sci_tasks import run_settings
+from sci_tasks import benchmarks, run_settings
 
 ITERS = 1000
 SEED = 1234
 _CHUNK = 250  # replicates drawn at once: bounds memory at CHUNK x samples indices
 
 Parts = tuple[float, float] | None  # (num, den) of one sample; None = makes the metric NaN
+PartsOf = Callable[[Mapping[str, Any]], Parts]  # one logged sample -> a metric's parts
 
 
 @dataclass(frozen=True)
@@ -66,70 +68,69 @@ class Difference:
 # --- per-sample parts of each metric, from one lm-eval samples record --------------------
 
 
-def _value(v: Any) -> Parts:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(v):
-        return (0.0, 0.0)  # no value: left out of the mean, as the aggregation does
-    return (float(v), 1.0)
-
-
-def _drfr(record: Mapping[str, Any]) -> Parts:
-    parts = record["drfr"]
-    return (float(parts["satisfied"]), float(parts["scored"]))
-
-
-def _acc_e(record: Mapping[str, Any]) -> Parts:
-    score = record["acc_e"]  # null: unscored, which makes Acc_e NaN
-    return None if score is None else (float(score), 1.0)
-
-
-def _acc_i(record: Mapping[str, Any]) -> Parts:
-    item = record["acc_i"]
-    if not item.get("negative"):
+def mean_parts(value: Any) -> Parts:
+    """A plain mean's parts: a number counts with weight 1; anything else (null, NaN) has no
+    value and is left out of the mean, as lm-eval's ``nanmean`` / our aggregations do."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
         return (0.0, 0.0)
-    return None if item["score"] is None else (float(item["score"]), 1.0)
+    return (float(value), 1.0)
 
 
-def _plain(name: str) -> Callable[[Mapping[str, Any]], Parts]:
-    return lambda record: _value(record[name])
+@cache  # per set of registered benchmarks (SCI_TASKS_BENCHMARKS may change it)
+def _extractors(registered: tuple[str, ...]) -> dict[str, PartsOf]:
+    found: dict[str, tuple[str, PartsOf]] = {}
+    for b in map(benchmarks.get, registered):
+        for spec in (m for specs in b.metric_lists().values() for m in specs if m.parts):
+            if spec.name in found and found[spec.name][0] != spec.parts:
+                raise RuntimeError(
+                    f"metric {spec.name!r} has two per-sample parts: {found[spec.name][0]} "
+                    f"and {spec.parts} (benchmark {b.name!r})"
+                )
+            found[spec.name] = (spec.parts, _extractor(spec))
+    return {name: extract for name, (_, extract) in found.items()}
 
 
-# metric (lm-eval's name, without the filter) -> (num, den) of one logged sample
-SAMPLE_PARTS: dict[str, Callable[[Mapping[str, Any]], Parts]] = {
-    "csr": _plain("csr"),
-    "isr": _plain("isr"),
-    "drfr": _drfr,
-    "em": _plain("em"),
-    "spc": _plain("spc"),
-    "sip_f1": _plain("sip_f1"),
-    "acc_a": _plain("acc_a"),
-    "acc_e": _acc_e,
-    "acc_i": _acc_i,
-}
-LABELS = {"csr": "CSR", "isr": "ISR", "drfr": "DRFR", "em": "EM", "spc": "SPC",
-          "sip_f1": "SIP-F1", "acc_a": "Acc_a", "acc_e": "Acc_e", "acc_i": "Acc_i"}  # fmt: skip
+def _extractor(spec: benchmarks.MetricSpec) -> PartsOf:
+    if spec.parts == "mean":
+        return lambda sample: mean_parts(sample[spec.name])
+    extract: PartsOf = benchmarks.hook(spec.parts)
+    return extract
+
+
+def sample_parts() -> dict[str, PartsOf]:
+    """metric (lm-eval's name, without the filter) -> its per-sample parts, from the
+    ``parts`` hook of every registered benchmark's metric specs: the metrics with a ±."""
+    return _extractors(benchmarks.names())
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: the registry is read on first use, not import
+    if name == "SAMPLE_PARTS":  # the name callers used before the parts moved to the specs
+        return sample_parts()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def has_parts(metric: str) -> bool:
+    """``metric`` is bootstrapped here (a ratio of sums over samples)."""
+    return metric in sample_parts()
 
 
 def parts_of(metric: str, records: Iterable[Mapping[str, Any]]) -> list[Parts]:
     """Each record's (num, den) for ``metric`` (records without the metric are skipped)."""
-    extract = SAMPLE_PARTS[metric]
+    extract = sample_parts()[metric]
     return [extract(r) for r in records if metric in r]
 
 
-# Fields a task's data hook adds to every document for scoring (the run's judges, the image
-# budget): run settings, not the record. lm-eval's ``doc_hash`` covers them, so two runs that
-# differ only in a judge or budget setting would share no ``doc_hash`` and pair nothing.
-RUN_SETTING_FIELDS = run_settings.FIELDS
-
-
 def sample_key(task: str, record: Mapping[str, Any]) -> tuple[str, str]:
-    """The identity of a sample across runs and models: task and the record's own fields
-    (the logged document without ``RUN_SETTING_FIELDS``), stable whatever the judge or image
-    budget; a samples line without its document falls back to ``doc_hash``, then ``doc_id``."""
+    """The identity of a sample across runs and models: task and lm-eval's ``doc_hash``,
+    which covers the record's own fields only (run settings reach scoring beside the
+    document, ``sci_tasks.run_settings``), so it is the same whatever the judge or image
+    budget. A document of a samples log written before that, carrying the settings
+    (``run_settings.LEGACY_FIELDS``), is hashed without them: the ``doc_hash`` the same
+    record has now. A line without a hash falls back to ``doc_id``."""
     doc = record.get("doc")
-    if isinstance(doc, Mapping):
-        own = {k: v for k, v in doc.items() if k not in RUN_SETTING_FIELDS}
-        text = json.dumps(own, sort_keys=True, ensure_ascii=False, default=str)
-        return (task, "doc:" + hashlib.sha256(text.encode()).hexdigest()[:16])
+    if isinstance(doc, Mapping) and not run_settings.LEGACY_FIELDS.isdisjoint(doc):
+        own = {k: v for k, v in doc.items() if k not in run_settings.LEGACY_FIELDS}
+        return (task, run_settings.doc_hash(own))
     return (task, str(record.get("doc_hash") or f"doc_id={record.get('doc_id')}"))
 
 
@@ -194,7 +195,7 @@ def bootstrap(parts: Sequence[Parts], iters: int = ITERS, seed: int = SEED) -> E
 def metric_estimate(
     metric: str, records: Iterable[Mapping[str, Any]], iters: int = ITERS, seed: int = SEED
 ) -> Estimate:
-    """``bootstrap`` of one of ``SAMPLE_PARTS``' metrics over lm-eval samples records."""
+    """``bootstrap`` of one of ``sample_parts()``' metrics over lm-eval samples records."""
     return bootstrap(parts_of(metric, records), iters, seed)
 
 
@@ -231,7 +232,7 @@ def keyed_parts(
     metric: str, samples: Iterable[tuple[str, Mapping[str, Any]]]
 ) -> dict[tuple[str, str], Parts]:
     """``sample_key`` -> (num, den) of ``metric`` for (task, record) pairs."""
-    extract = SAMPLE_PARTS[metric]
+    extract = sample_parts()[metric]
     return {sample_key(task, r): extract(r) for task, r in samples if metric in r}
 
 

@@ -16,13 +16,19 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import datasets
 
-from sci_tasks.benchmarks import Benchmark
+from sci_tasks.benchmarks import (
+    BUNDLED_SAMPLES,
+    TOTAL,
+    Benchmark,
+    MetricSpec,
+    record_metric,
+)
 from sci_tasks.data import read_once
 from sci_tasks.data.jsonl import read_folder_records, read_location
 from sci_tasks.data.locate import DataError, DataLocation, locate
@@ -40,14 +46,85 @@ _CATEGORY_ALIASES = {"if": "instruction_following", "mr": "multidisciplinary_rea
 _DISCIPLINE_ALIASES = {"math": "mathematics", "maths": "mathematics", "phys": "physics",
                        "chem": "chemistry", "bio": "biology", "life": "biology",
                        "geo": "geography"}  # fmt: skip
+_MACRO = "!function sci_tasks.metrics.rubric.macro_over_domains"
+RUBRIC_METRICS = (
+    MetricSpec("rr", True, _MACRO),
+    MetricSpec("nhr", True, _MACRO),
+    MetricSpec("sf1", True, _MACRO),
+    MetricSpec("rubric_unscored", False, TOTAL),
+    MetricSpec("rubric_unparsed", False, "mean"),
+    MetricSpec(
+        "weights_off",
+        False,
+        "mean",
+        comment="share of rubrics whose weights do not sum to 10 (recorded, never failed)",
+    ),
+    MetricSpec("rubric_points", False, "mean", comment="mean checking points per rubric"),
+    BUNDLED_SAMPLES,
+    record_metric(
+        "rubrics scored; each sample's value is its full record (points, weights, match matrix, "
+        "matched counts, judge provenance), shown in the samples log only"
+    ),
+)
+
+
+# One logged sample's parts for the bootstrap, from what ``sci_tasks.metrics.verify`` logs
+# (here, beside the declaration the registry imports anyway, to keep that module's judge
+# client out of sci-view's start-up).
+def acc_e_parts(sample: Mapping[str, Any]) -> tuple[float, float] | None:
+    """Acc_e: an unscored sample (null) makes Acc_e NaN, as ``cascade_mean`` does."""
+    score = sample["acc_e"]
+    return None if score is None else (float(score), 1.0)
+
+
+def acc_i_parts(sample: Mapping[str, Any]) -> tuple[float, float] | None:
+    """Acc_i: only negatives count; an unscored negative makes it NaN."""
+    item = sample["acc_i"]
+    if not item.get("negative"):
+        return (0.0, 0.0)
+    return None if item["score"] is None else (float(item["score"]), 1.0)
+
+
 BENCHMARK = Benchmark(
     name="scigen_verify",
     title="SciGen-Verify",
-    data_key="SCIGEN_VERIFY_DATA_DIR",
-    group="scigen_verify",
     splits=tuple(f"scigen_verify_{c}" for c in CATEGORIES),
-    columns=(("Acc_a", "acc_a,none"), ("Acc_e", "acc_e,none"), ("Acc_i", "acc_i,none")),
     report="sci_tasks.report.scigen_verify",
+    metrics=(
+        MetricSpec(
+            "acc_a",
+            True,
+            "mean",
+            label="Acc_a",
+            parts="mean",
+            comment="1 / 0 per sample: lm-eval's mean, with its stderr",
+        ),
+        MetricSpec(
+            "acc_e",
+            True,
+            "!function sci_tasks.metrics.verify.cascade_mean",
+            label="Acc_e",
+            parts=f"{__name__}:acc_e_parts",
+            comment="1 / 0 per sample, null when unscored (then the task value is NaN)",
+        ),
+        MetricSpec(
+            "acc_i",
+            True,
+            "!function sci_tasks.metrics.verify.acc_i_of_scores",
+            label="Acc_i",
+            parts=f"{__name__}:acc_i_parts",
+        ),
+        MetricSpec("acc_e_unscored", False, TOTAL),
+        MetricSpec("acc_i_unscored", False, TOTAL),
+        MetricSpec("unparsed_rate", False, "mean"),
+        BUNDLED_SAMPLES,
+        record_metric(
+            "samples scored; each sample's value is its full record (category, discipline, "
+            "label, judgement, explanation, edit, the three scores with reasons and judge "
+            "provenance), shown in the samples log only: sci-report reads it"
+        ),
+    ),
+    task_metrics={"scigen_rubric.yaml": RUBRIC_METRICS},
     headlines={
         "scigen_verify": ("acc_a", "acc_e", "acc_i", "unparsed_rate"),
         "scigen_rubric": ("rr", "nhr", "sf1", "rubric_unparsed"),

@@ -32,7 +32,14 @@ from typing import Any, Literal
 import datasets
 from PIL import Image, UnidentifiedImageError
 
-from sci_tasks.benchmarks import Benchmark
+from sci_tasks.benchmarks import (
+    BUNDLED_SAMPLES,
+    DISTINCT_COUNT,
+    TOTAL,
+    Benchmark,
+    MetricSpec,
+    record_metric,
+)
 from sci_tasks.cache import cache_root
 from sci_tasks.data import read_once
 from sci_tasks.data.jsonl import UniqueIds, read_objects
@@ -58,14 +65,80 @@ SHORT = {
 }
 ALIASES = {"chem": "chemistry", "geo": "geography", "bio": "biology", "life": "biology",
            "mat": "material", "materials": "material", "phy": "physics"}  # fmt: skip
+_RATIO = "!function sci_tasks.metrics.scimif.ratio_of_sums"
+
+
+def drfr_parts(sample: Mapping[str, Any]) -> tuple[float, float]:
+    """One logged sample's DRFR parts for the bootstrap: satisfied and scored constraints (as
+    ``sci_tasks.metrics.scimif`` logs them; here, beside the declaration the registry imports
+    anyway, to keep that module's judge client out of sci-view's start-up)."""
+    drfr = sample["drfr"]
+    return (float(drfr["satisfied"]), float(drfr["scored"]))
+
+
 BENCHMARK = Benchmark(
     name="scimif",
     title="SciMIF",
-    data_key="SCIMIF_DATA_DIR",
-    group="scimif",
     splits=tuple(f"scimif_{short}" for short in SHORT.values()),
-    columns=(("CSR", "csr,none"), ("ISR", "isr,none"), ("DRFR", "drfr,none")),
     report="sci_tasks.report.scimif",
+    metrics=(
+        MetricSpec(
+            "csr",
+            True,
+            "nanmean",
+            label="CSR",
+            parts="mean",
+            comment=(
+                "per sample a number, NaN when nothing was scored: nanmean leaves those out and "
+                "lets lm-eval bootstrap the stderr"
+            ),
+        ),
+        MetricSpec("isr", True, "nanmean", label="ISR", parts="mean"),
+        MetricSpec("drfr", True, _RATIO, label="DRFR", parts=f"{__name__}:drfr_parts"),
+        MetricSpec(
+            "csr_unscored_as_fail",
+            True,
+            "mean",
+            comment=(
+                "The paper's convention (the authors' summarize_results): unscored constraints "
+                "count 0, a sample with nothing scored counts 0. Compare these with the paper's "
+                "tables."
+            ),
+        ),
+        MetricSpec("isr_unscored_as_fail", True, "mean"),
+        MetricSpec("drfr_unscored_as_fail", True, _RATIO),
+        MetricSpec(
+            "drfr_original", True, _RATIO, comment="DRFR per constraint source, in both conventions"
+        ),
+        MetricSpec("drfr_original_unscored_as_fail", True, _RATIO),
+        MetricSpec("drfr_core_task", True, _RATIO),
+        MetricSpec("drfr_core_task_unscored_as_fail", True, _RATIO),
+        MetricSpec("drfr_added_general", True, _RATIO),
+        MetricSpec("drfr_added_general_unscored_as_fail", True, _RATIO),
+        MetricSpec("unscored", False, TOTAL),
+        MetricSpec("unscored_rate", False, "!function sci_tasks.metrics.scimif.unscored_rate"),
+        MetricSpec(
+            "unknown_constraints",
+            False,
+            DISTINCT_COUNT,
+            comment=(
+                "how many distinct constraint names no checker knows; each sample lists its names"
+            ),
+        ),
+        MetricSpec(
+            "correct",
+            True,
+            "nanmean",
+            comment=(
+                "1 / 0 per graded sample, NaN when not graded (no judge or no reference answer)"
+            ),
+        ),
+        BUNDLED_SAMPLES,
+        record_metric(
+            "samples scored; each sample's value is its detail (every constraint's verdict "
+            "with its reason and source, the correctness grade), shown in the samples log only"
+        ),
+    ),
     headlines={"scimif": ("csr", "isr", "drfr", "correct", "unscored_rate")},
     task_sets=("scimif", "scimif_all", "scimif_text", *(f"scimif_{s}" for s in SHORT.values())),
 )

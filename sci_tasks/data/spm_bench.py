@@ -17,7 +17,7 @@ from typing import Any
 
 import datasets
 
-from sci_tasks.benchmarks import Benchmark
+from sci_tasks.benchmarks import BUNDLED_SAMPLES, Benchmark, MetricSpec, record_metric
 from sci_tasks.data.jsonl import read_folder_records, read_location
 from sci_tasks.data.locate import DataError, DataLocation, locate
 from sci_tasks.data.records import image_files, name_key
@@ -38,16 +38,31 @@ FIELDS = (
 BENCHMARK = Benchmark(
     name="spm_bench",
     title="SPM-Bench",
-    data_key="SPM_BENCH_DATA_DIR",
-    group="spm_bench",
     splits=tuple(f"spm_bench_{t.lower()}" for t in TECHNIQUES),
-    columns=(
-        ("EM", "em,none"),
-        ("SPC", "spc,none"),
-        ("SIP-F1", "sip_f1,none"),
-        ("Delta", "delta,none"),
-    ),
     report="sci_tasks.report.spm_bench",
+    metrics=(
+        MetricSpec("em", True, "mean", label="EM", parts="mean"),
+        MetricSpec("spc", True, "mean", label="SPC", parts="mean"),
+        MetricSpec("sip_f1", True, "mean", label="SIP-F1", parts="mean"),
+        MetricSpec("f1", True, "mean"),
+        # no parts: |mean SPC - mean SIP-F1| is no ratio of sums, so no ± for it
+        MetricSpec(
+            "delta",
+            False,
+            "!function sci_tasks.metrics.spm.delta_of_records",
+            label="Delta",
+            comment="|mean SPC - mean SIP-F1|, from each question's SPC and SIP-F1",
+        ),
+        MetricSpec("ece", False, "!function sci_tasks.metrics.spm.ece_of_records"),
+        MetricSpec("output_tokens", False, "mean"),
+        MetricSpec("unparsed_rate", False, "mean"),
+        MetricSpec("no_confidence_rate", False, "mean"),
+        BUNDLED_SAMPLES,
+        record_metric(
+            "questions scored; each sample's value is its full record (id, technique, field, "
+            "gold, prediction, parse and confidence notes, scores), shown in the samples log only"
+        ),
+    ),
     headlines={"spm_bench": ("em", "spc", "sip_f1", "f1", "delta", "ece", "unparsed_rate")},
     task_sets=("spm_bench",),
     count_column="questions",
