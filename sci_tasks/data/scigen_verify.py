@@ -48,9 +48,7 @@ _DISCIPLINE_ALIASES = {"math": "mathematics", "maths": "mathematics", "phys": "p
                        "geo": "geography"}  # fmt: skip
 _MACRO = "!function sci_tasks.metrics.rubric.macro_over_domains"
 RUBRIC_METRICS = (
-    MetricSpec("rr", True, _MACRO),
-    MetricSpec("nhr", True, _MACRO),
-    MetricSpec("sf1", True, _MACRO),
+    *(MetricSpec(name, True, _MACRO) for name in ("rr", "nhr", "sf1")),  # RR, NHR, SF1
     MetricSpec("rubric_unscored", False, TOTAL),
     MetricSpec("rubric_unparsed", False, "mean"),
     MetricSpec(
