@@ -49,6 +49,7 @@ def test_splits_group_and_metrics_are_in_the_task_yamls(b: benchmarks.Benchmark)
     for prefix, metrics in b.headlines.items():
         assert any(t.startswith(prefix) for t in TASKS), prefix
         assert set(metrics) <= METRICS, prefix
+        assert all(b.metric(m) for m in metrics), prefix  # each one declared in its specs
 
 
 @pytest.mark.parametrize("b", DECLARED, ids=lambda b: b.name)

@@ -39,6 +39,15 @@ def test_committed_metric_lists_are_what_the_script_generates() -> None:
     assert generator["main"](["--check"]) == 0
 
 
+def test_a_plugins_metric_list_is_generated_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test-only fourth benchmark, registered as a plugin: its template's block too."""
+    monkeypatch.setenv(benchmarks.PLUGINS_ENV, "tests.fourth_benchmark")
+    generator = _generator()
+    template = benchmarks.get("units").task_folder() / "_units_template_yaml"
+    assert generator["wanted"]()[template].encode("utf-8") == template.read_bytes()
+    assert generator["main"](["--check"]) == 0
+
+
 @pytest.mark.parametrize("b", benchmarks.all_benchmarks(), ids=lambda b: b.name)
 def test_each_yaml_metric_list_is_its_specs(b: Benchmark) -> None:
     """Read back with a YAML parser: names, aggregations and directions in spec order."""
