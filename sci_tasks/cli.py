@@ -6,8 +6,8 @@ ONE ``--include_path`` (a single folder: no separator is split), so a command th
 its own is refused in one line naming the ways to use both (``include_path_argv``).
 Before any work the checks of ``sci-eval`` run (``preflight``: ``--limit``, the judge's key
 and server). After the run, the results and samples files it wrote are made strict JSON
-(NaN as ``null``) by reading them back; lm-eval's git lookup is made quiet for the run
-(``manifest.quiet_git``).
+(NaN as ``null``, ``sci_tasks.outputs``) by reading them back; lm-eval's git lookup is made
+quiet for the run (``manifest.quiet_git``).
 """
 
 from __future__ import annotations
@@ -78,13 +78,18 @@ def option_value(argv: list[str], *flags: str) -> str | None:
 
 
 def preflight(argv: list[str]) -> None:
-    """sci-eval's checks before any work (``app.limit_problem``, ``app.judge_preflight``)
+    """sci-eval's checks before any work (``limit_problem``, ``judge_preflight``)
     for a command that runs tasks: ``--limit`` usable, and the judge the run will ask
     (``--metadata '{"judge": ...}'`` or ``SCI_TASKS_JUDGE_*``; none with
     ``--predict_only``) with its key present and its server reachable. A UsageError says
     what is wrong in one line."""
-    from sci_tasks.app import ConfigError, ServerUnreachable, judge_preflight, limit_problem
     from sci_tasks.metrics.judge import resolve, resolve_correctness
+    from sci_tasks.run.preflight import (
+        ConfigError,
+        ServerUnreachable,
+        judge_preflight,
+        limit_problem,
+    )
 
     if not argv or argv[0] in ("ls", "validate") or "-h" in argv or "--help" in argv:
         return
@@ -110,20 +115,18 @@ def preflight(argv: list[str]) -> None:
 
 def make_results_strict_json(folder: Path, since: float) -> None:
     """Every ``results_*.json`` and ``samples_*.jsonl`` lm-eval wrote under ``folder`` since
-    ``since`` rewritten with NaN / infinity as ``null``: lm-eval writes Python's ``NaN``,
-    which strict JSON readers reject (``app.json_safe``). The files are read back, so
-    nothing of lm-eval's saving is patched."""
-    from sci_tasks.app import json_safe
+    ``since`` rewritten through the one writer (``sci_tasks.outputs``: NaN / infinity as
+    ``null``): lm-eval writes Python's ``NaN``, which strict JSON readers reject. The files
+    are read back, so nothing of lm-eval's saving is patched."""
+    from sci_tasks.outputs import jsonl_line, read_jsonl, write_json
 
     for path in folder.rglob("results_*.json"):
         if path.stat().st_mtime >= since:
-            results = json.loads(path.read_text(encoding="utf-8"))
-            text = json.dumps(json_safe(results), indent=2, ensure_ascii=False, default=str)
-            path.write_text(text, encoding="utf-8")
+            write_json(path, json.loads(path.read_text(encoding="utf-8")))
     for path in folder.rglob("samples_*.jsonl"):  # a sample's metric without a value: NaN
         if path.stat().st_mtime >= since:
             lines = path.read_text(encoding="utf-8").splitlines()
-            safe = [json.dumps(json_safe(json.loads(line)), ensure_ascii=False) for line in lines]
+            safe = [jsonl_line(sample) for sample in read_jsonl(path)]
             if safe != lines:
                 path.write_text("".join(f"{line}\n" for line in safe), encoding="utf-8")
 

@@ -36,6 +36,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from sci_tasks import benchmarks
 from sci_tasks.data.locate import DataError, locate
+from sci_tasks.outputs import json_text
 
 MANIFEST = "manifest.json"
 PACKAGES = (
@@ -182,34 +183,42 @@ def git_revision() -> dict[str, Any] | str:
     return {"commit": commit.stdout.strip(), "dirty": bool(dirty.stdout.strip())}
 
 
-def quiet_git_hash() -> str | None:
-    """What lm-eval's ``get_git_commit_hash`` returns (``git describe --always`` in the
-    working folder, else the ``.git`` folder read by lm-eval's own helper), with git's
-    stderr captured: outside a checkout git prints ``fatal: not a git repository``."""
-    from lm_eval.loggers.utils import get_commit_from_path
-
+def _git_dir(folder: Path) -> Path | None:
+    """The git folder of the checkout holding ``folder`` (None: none, or no git), asked of
+    git with its complaints captured."""
     try:
         out = subprocess.run(
-            ["git", "describe", "--always"], capture_output=True, text=True, timeout=10
+            ["git", "-C", str(folder), "rev-parse", "--absolute-git-dir"],
+            capture_output=True,
+            text=True,
+            timeout=10,
         )
-        if out.returncode == 0 and out.stdout.strip():
-            return out.stdout.strip()
     except (OSError, subprocess.SubprocessError):
-        pass
-    return get_commit_from_path(os.getcwd())
+        return None
+    return Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
 
 
 @contextmanager
 def quiet_git() -> Iterator[None]:
-    """lm-eval's run with its git lookup made quiet (``quiet_git_hash``): the one call of
-    lm-eval's that lets a subprocess write to our stderr (``simple_evaluate`` records the
-    hash in its results). Swapped in only for the duration of the run."""
-    from unittest import mock
+    """lm-eval's run with its git lookup quiet, nothing of lm-eval's replaced.
 
-    import lm_eval.evaluator
-
-    with mock.patch.object(lm_eval.evaluator, "get_git_commit_hash", quiet_git_hash):
+    lm-eval records ``git describe --always`` of the working folder (``git_hash`` in its
+    results); outside a checkout git prints ``fatal: not a git repository`` on our stderr.
+    Then, for the run, ``GIT_DIR`` names the checkout sci-tasks itself runs from, which git
+    honours: lm-eval records the revision of the code that ran (the manifest's ``git``) and
+    git prints nothing. Inside a checkout nothing changes. An installed sci-tasks run outside
+    any checkout has no revision to record: lm-eval's own lookup runs as it is."""
+    own = Path(__file__).resolve().parents[1]
+    quiet = _git_dir(Path.cwd()) is None and "GIT_DIR" not in os.environ
+    git_dir = _git_dir(own) if quiet and (own / ".git").exists() else None
+    if git_dir is None:
         yield
+        return
+    os.environ["GIT_DIR"] = str(git_dir)
+    try:
+        yield
+    finally:
+        os.environ.pop("GIT_DIR", None)
 
 
 RECORD_SUFFIXES = (".jsonl", ".parquet")
@@ -282,9 +291,7 @@ def build(
 def write(folder: Path, manifest: Mapping[str, Any]) -> Path:
     path = folder / MANIFEST
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(
-        json.dumps(manifest, indent=2, default=str, ensure_ascii=False), encoding="utf-8"
-    )
+    tmp.write_text(json_text(manifest) + "\n", encoding="utf-8")  # strict: NaN as null
     tmp.replace(path)  # a killed job never leaves a half-written manifest
     return path
 

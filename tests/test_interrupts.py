@@ -120,7 +120,7 @@ class _RaisesWhenNamed:
 
 
 def test_an_interrupt_python_wrapped_in_another_error_is_still_the_signal() -> None:
-    from sci_tasks.app import interrupting_signal
+    from sci_tasks.run.interrupts import interrupting_signal
 
     with pytest.raises(RuntimeError) as wrapped:  # Python 3.11 wraps it in a RuntimeError
         type("Built", (), {"metrics": _RaisesWhenNamed()})

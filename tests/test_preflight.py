@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from sci_tasks.app import limit_problem
 from sci_tasks.cli import UsageError, preflight
+from sci_tasks.run.preflight import limit_problem
 
 from .misbehaving import refused_url
 

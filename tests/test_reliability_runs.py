@@ -14,8 +14,8 @@ from hydra import compose, initialize_config_module
 
 import sci_tasks
 from sci_tasks import manifest
-from sci_tasks.app import response_cache
 from sci_tasks.data.jsonl import read_samples
+from sci_tasks.run.evaluate import response_cache
 
 from .helpers import console_script, loopback_env, ok, scripted_model_args
 from .misbehaving import completion, scripted_server

@@ -13,7 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import sci_tasks
-from sci_tasks.app import explain, json_safe, limit_line, results_table
+from sci_tasks import stats
+from sci_tasks.outputs import json_safe
+from sci_tasks.run.header import limit_line
+from sci_tasks.run.preflight import explain
+from sci_tasks.run.results_table import results_table
 
 from .helpers import console_script, loopback_env, scripted_model_args
 from .misbehaving import completion, refused_url, scripted_server
@@ -50,9 +54,11 @@ def table_rows(stdout: str) -> dict[str, list[list[str]]]:
     rows: dict[str, list[list[str]]] = {}
     task = ""
     for line in stdout.splitlines():
-        if not line.startswith("|") or line.startswith(("|Task", "|--")):
+        if not line.startswith("|"):
             continue
-        cells = [c.strip() for c in line.strip("|").split("|")]
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells[0] == "Task" or set("".join(cells)) <= set("-:"):
+            continue  # the header and the rule under it
         task = cells[0] or task
         rows.setdefault(task, []).append(cells)
     return rows
@@ -91,8 +97,13 @@ def test_a_limited_run_says_so_before_and_after_and_writes_strict_json(tmp_path:
         metrics = {r[2]: r[4] for r in task_rows}
         assert metrics["unknown_constraints"] == "0"  # a count of names outside the catalogue
         assert metrics["correct"] == "n/a"  # no judge: nothing graded
-        assert metrics["bundled_samples"] == "1"
+        # bookkeeping is no metric row (the bundled data has its NOTE below)
+        assert "record" not in metrics and "bundled_samples" not in metrics
         assert all(value == "n/a" or float(value) >= 0 for value in metrics.values())
+        errors = {r[2]: (r[5], r[6]) for r in task_rows}
+        # every headline metric with a value carries its bootstrap ±; others have none
+        assert all(errors[m][0] == "±" and float(errors[m][1]) >= 0 for m in ("csr", "isr"))
+        assert errors["unknown_constraints"] == ("", "")
     assert not [line for line in said if "not numbers" in line]  # results are numbers only
     hint = "NOTE: correct is n/a for scimif_bio, scimif_chem: grading answers needs a judge"
     assert any(line.startswith(f"{hint} and none was configured (judge=none)") for line in said)
@@ -106,6 +117,12 @@ def test_a_limited_run_says_so_before_and_after_and_writes_strict_json(tmp_path:
     assert results_file.parent.name == "lab-server-7b"
     results = strict_json(results_file)  # no NaN anywhere
     assert results["results"]["scimif_chem"]["correct,none"] is None
+    # the ± in the results JSON is the statistics module's over the samples file
+    (samples_file,) = run.glob("*/samples_scimif_chem_*.jsonl")
+    logged = [json.loads(line) for line in samples_file.read_text(encoding="utf-8").splitlines()]
+    chem = results["results"]["scimif_chem"]
+    assert chem["csr_stderr,none"] == stats.metric_estimate("csr", logged).stderr
+    assert chem["correct_stderr,none"] == "N/A"  # no value, no error
     assert results["n-samples"]["scimif_chem"] == {"original": 16, "effective": 2}
     assert results["model_name_sanitized"] == "lab-server-7b"
     manifest = strict_json(run / "manifest.json")
@@ -232,7 +249,13 @@ def test_limit_lines_nan_to_null_and_a_group_row_counting_its_tasks() -> None:
     results = {
         "results": {
             "g": {"alias": "group g", "csr,none": 0.5, "csr_stderr,none": 0.1},
-            "t1": {"alias": " - t1", "csr,none": 1.0, "csr_stderr,none": "N/A"},
+            "t1": {
+                "alias": " - t1",
+                "csr,none": 1.0,
+                "csr_stderr,none": "N/A",
+                "record,none": 3.0,
+                "bundled_samples,none": 0.0,
+            },
             "t2": {"alias": " - t2", "csr,none": 0.0, "csr_stderr,none": "N/A"},
         },
         "groups": {"g": {"alias": "group g", "csr,none": 0.5, "csr_stderr,none": 0.1}},
@@ -240,10 +263,17 @@ def test_limit_lines_nan_to_null_and_a_group_row_counting_its_tasks() -> None:
         "n-samples": {"t1": {"original": 9, "effective": 3}, "t2": {"original": 4, "effective": 4}},
         "higher_is_better": {"g": {"csr": True}, "t1": {"csr": True}, "t2": {"csr": True}},
     }
-    rows = table_rows(results_table(results))
-    assert rows["- t1"] == [["- t1", "3", "csr", "↑", "1", ""]]
-    assert rows["- t2"] == [["- t2", "4", "csr", "↑", "0", ""]]
-    assert rows["group g"] == [["group g", "7", "csr", "↑", "0.5", "0.1"]]  # 3 + 4 samples
+    table = results_table(results)
+    rows = table_rows(table)
+    assert rows["- t1"] == [["- t1", "3", "csr", "↑", "1", "", ""]]  # no record row
+    assert rows["- t2"] == [["- t2", "4", "csr", "↑", "0", "", ""]]
+    assert rows["group g"] == [["group g", "7", "csr", "↑", "0.5", "±", "0.1"]]  # 3 + 4 samples
+    head, rule = (
+        [c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()[:2]
+    )
+    assert head == ["Task", "n", "Metric", "", "Value", "", "Stderr"]
+    # outputs.markdown_table: n, Value and Stderr right-aligned, padded for the console
+    assert [c.endswith(":") for c in rule] == [False, True, False, False, True, False, True]
 
 
 def test_a_text_only_backend_on_image_tasks_is_refused_before_the_model_loads(
@@ -268,18 +298,96 @@ def test_outside_a_git_checkout_nothing_about_git_is_printed(
     tmp_path: Path, monkeypatch: Any, capfd: Any
 ) -> None:
     """lm-eval's own lookup runs `git describe` in the working folder, which prints `fatal:
-    not a git repository` outside a checkout; inside sci-eval's run it is quiet, and the
+    not a git repository` outside a checkout; inside sci-eval's run it is quiet (git is
+    pointed at the checkout sci-tasks runs from, nothing of lm-eval's replaced), and the
     manifest of a package outside a checkout says `git: none`."""
+    import os
+
     import lm_eval.evaluator
 
     from sci_tasks import manifest
 
     monkeypatch.chdir(tmp_path)  # no .git here or above (/tmp)
+    monkeypatch.delenv("GIT_DIR", raising=False)
+    revision = manifest.git_revision()
     with manifest.quiet_git():
-        assert lm_eval.evaluator.get_git_commit_hash() is None
+        recorded = lm_eval.evaluator.get_git_commit_hash()  # lm-eval's own function
     assert capfd.readouterr().err == ""  # captured at the file descriptor: git's own stderr
+    assert "GIT_DIR" not in os.environ  # the run's setting only
+    if isinstance(revision, dict):  # sci-tasks runs from a checkout: its revision recorded
+        package = Path(manifest.__file__).resolve().parents[1]
+        named = subprocess.run(
+            ["git", "-C", str(package), "rev-parse", f"{recorded}^{{commit}}"],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        assert named.stdout.strip() == revision["commit"]
+    else:
+        assert recorded is None
     package = tmp_path / "site-packages" / "sci_tasks"
     package.mkdir(parents=True)
     monkeypatch.setattr(manifest, "__file__", str(package / "manifest.py"))
     assert manifest.git_revision() == "none"
     assert capfd.readouterr().err == ""
+
+
+def independent_bootstrap_sd(num: list[float], den: list[float], iters: int, seed: int) -> float:
+    """The standard deviation of sum(num) / sum(den) over resamples of whole samples, drawn
+    here with numpy alone (another seed and many more draws than the statistics module)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    n, nums, dens = len(num), np.array(num), np.array(den)
+    draws = rng.integers(0, n, size=(iters, n))
+    ratios = nums[draws].sum(axis=1) / dens[draws].sum(axis=1)
+    return float(ratios.std(ddof=1))
+
+
+def test_the_stderr_of_a_headline_metric_is_a_bootstrap_over_the_samples() -> None:
+    """sci-eval fills the errors lm-eval leaves "N/A": a mean (CSR) and a ratio of sums
+    (DRFR) over the logged samples, checked against a numpy bootstrap of its own; a metric
+    without per-sample parts and an error lm-eval computed itself are left as they are."""
+    from sci_tasks.run.stderr import add_stderrs
+
+    csr = [1.0, 0.5, 0.0, 1.0, 0.25, 0.75, 0.0, 1.0]
+    satisfied, scored = [3, 1, 0, 2, 1, 2, 0, 4], [3, 2, 2, 2, 4, 3, 1, 4]
+    samples = {"t": [
+        {"filter": "none", "csr": c, "drfr": {"satisfied": s, "scored": d}, "unscored": 0}
+        for c, s, d in zip(csr, satisfied, scored, strict=True)
+    ]}  # fmt: skip
+    entry = {
+        "csr,none": sum(csr) / 8, "csr_stderr,none": "N/A",
+        "drfr,none": sum(satisfied) / sum(scored), "drfr_stderr,none": "N/A",
+        "unscored,none": 0.0, "unscored_stderr,none": "N/A",
+        "isr,none": 0.5, "isr_stderr,none": 0.125,  # lm-eval's own: kept
+    }  # fmt: skip
+    results = {"results": {"t": entry}}
+    add_stderrs(results, samples, groups={})
+    want_csr = independent_bootstrap_sd(csr, [1.0] * 8, 40_000, seed=7)
+    want_drfr = independent_bootstrap_sd(satisfied, scored, 40_000, seed=7)
+    # 1,000 seeded draws against 40,000: the estimate of a standard deviation agrees to a
+    # few per cent (its relative error is about 1/sqrt(2 x 1000) = 2.2 %)
+    assert abs(entry["csr_stderr,none"] / want_csr - 1) < 0.08
+    assert abs(entry["drfr_stderr,none"] / want_drfr - 1) < 0.08
+    assert entry["csr_stderr,none"] == stats.metric_estimate("csr", samples["t"]).stderr
+    assert entry["unscored_stderr,none"] == "N/A"  # no per-sample parts: no ±
+    assert entry["isr_stderr,none"] == 0.125
+
+
+def test_a_groups_stderr_comes_from_its_tasks_by_lm_evals_group_arithmetic() -> None:
+    """SciMIF's group is the unweighted mean over its five disciplines: its error is
+    sqrt(sum of the tasks' squared errors) / 5, lm-eval's own ``unweighted_mean_stderr``."""
+    from sci_tasks.run.stderr import add_stderrs
+
+    loaded = sci_tasks.task_manager(include_defaults=False).load(["scimif"])
+    tasks = ["scimif_chem", "scimif_geo", "scimif_bio", "scimif_mat", "scimif_phy"]
+    errors = [0.1, 0.2, 0.0, 0.3, 0.4]
+    entries: dict[str, Any] = {
+        t: {"sample_len": 4, "csr,none": 0.5, "csr_stderr,none": e}
+        for t, e in zip(tasks, errors, strict=True)
+    }
+    group = {"alias": "SciMIF", "csr,none": 0.5, "csr_stderr,none": "N/A"}
+    results = {"results": {**entries, "scimif": dict(group)}, "groups": {"scimif": group}}
+    add_stderrs(results, {}, loaded["groups"])
+    want = (0.01 + 0.04 + 0.0 + 0.09 + 0.16) ** 0.5 / 5  # = sqrt(0.30) / 5 = 0.10954
+    assert abs(group["csr_stderr,none"] - want) < 1e-12
+    assert abs(results["results"]["scimif"]["csr_stderr,none"] - want) < 1e-12

@@ -18,7 +18,7 @@ from hydra import compose, initialize_config_module
 
 import sci_tasks
 from sci_tasks import manifest
-from sci_tasks.app import lm_eval_arguments
+from sci_tasks.run.evaluate import lm_eval_arguments
 
 from .helpers import console_script
 from .servers import KATAN_KEY, Katan, katan

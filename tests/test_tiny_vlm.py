@@ -213,7 +213,7 @@ def test_the_config_composes_lm_eval_arguments_for_hf_multimodal(folder: str) ->
     "auto")."""
     from hydra import compose, initialize_config_module
 
-    from sci_tasks.app import lm_eval_arguments
+    from sci_tasks.run.evaluate import lm_eval_arguments
 
     built = (Path(folder) / "model.safetensors").stat().st_mtime_ns
     with initialize_config_module(config_module="sci_tasks.conf", version_base="1.3"):
