@@ -44,7 +44,7 @@ def tests(session: nox.Session) -> None:
     torch and lm-eval again (about 3 minutes)."""
     install_project(session)
     try:
-        session.run("pytest", *PARALLEL, *session.posargs, env=OFFLINE)
+        session.run("pytest", *PARALLEL, "--durations=15", *session.posargs, env=OFFLINE)
     finally:  # types are checked whatever the tests said (and the tests run whatever mypy says)
         check_types(session)
 
