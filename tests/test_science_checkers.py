@@ -10,7 +10,16 @@ from typing import Any
 
 import pytest
 
-from sci_tasks.metrics.constraints import material, methods, registry, sequences, unit_check, units
+from sci_tasks.metrics.constraints import (
+    material,
+    methods,
+    quantities,
+    registry,
+    sequences,
+    unit_check,
+    unit_grammar,
+    units,
+)
 from sci_tasks.metrics.constraints.registry import CheckInput
 from sci_tasks.metrics.judge import JudgeReply, JudgeRequest
 
@@ -233,23 +242,23 @@ DIFFERENT: list[tuple[str, str]] = [
 
 
 def _one(text: str) -> units.Unit:
-    found = units.parse_unit(text)
+    found = unit_grammar.parse_unit(text)
     assert found, f"{text!r} does not parse as a unit"
     return found[0]
 
 
 @pytest.mark.parametrize(("required", "written"), EQUIVALENT)
 def test_equivalent_spellings_are_the_same_unit(required: str, written: str) -> None:
-    assert _one(required) in units.parse_unit(written), (
+    assert _one(required) in unit_grammar.parse_unit(written), (
         required,
         written,
-        [units.render(u) for u in units.parse_unit(written)],
+        [units.render(u) for u in unit_grammar.parse_unit(written)],
     )
 
 
 @pytest.mark.parametrize(("required", "written"), DIFFERENT)
 def test_different_units_stay_different(required: str, written: str) -> None:
-    assert _one(required) not in units.parse_unit(written)
+    assert _one(required) not in unit_grammar.parse_unit(written)
 
 
 @pytest.mark.parametrize(("required", "written"), EQUIVALENT[:20] + DIFFERENT[:8])
@@ -268,15 +277,15 @@ def test_canonical_form_and_dimension() -> None:
     assert units.is_si(_one("kPa")) and not units.is_si(_one("atm"))
     # words that are not units are not read as units
     for word in ("in", "a", "the", "order", "steps", "Markdown", "uppercase"):
-        assert units.parse_unit(word) == [], word
+        assert unit_grammar.parse_unit(word) == [], word
 
 
 def test_quantities_read_numbers_and_their_units() -> None:
-    text = units.clean_unit_text(
+    text = unit_grammar.clean_unit_text(
         "0-4 s, H2O at 25 °C, 2 mol H2, $3.2 \\times 10^{3}\\,\\mathrm{m}$, 20.0%, 18 kJ mol-1."
     )
     found = [
-        (q.number, units.render(q.units[0]) if q.units else "") for q in units.quantities(text)
+        (q.number, units.render(q.units[0]) if q.units else "") for q in quantities.quantities(text)
     ]
     assert found == [
         ("0", ""),

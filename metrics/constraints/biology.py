@@ -42,6 +42,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
 
+from sci_tasks.metrics.constraints.answers import code_blocks, final_answer
 from sci_tasks.metrics.constraints.base import (
     CheckInput,
     register,
@@ -61,8 +62,6 @@ from sci_tasks.metrics.constraints.sequences import (
 from sci_tasks.metrics.constraints.text import (
     clean_parameters,
     clip,
-    code_blocks,
-    final_answer,
     non_empty_lines,
     parse_int,
     phrases,

@@ -43,6 +43,7 @@ import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 
+from sci_tasks.metrics.constraints.answers import enclosed, last_answer_marker, structured_answers
 from sci_tasks.metrics.constraints.base import (
     CheckInput,
     input_scope,
@@ -53,13 +54,10 @@ from sci_tasks.metrics.constraints.text import (
     OPTIONAL_MARK_RE,
     clean_parameters,
     clip,
-    enclosed,
-    last_answer_marker,
     optional_part,
     plural,
     sentences_matching,
     show_items,
-    structured_answers,
 )
 from sci_tasks.metrics.verdict import Verdict
 

@@ -77,13 +77,25 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from sci_tasks.metrics.constraints.answers import (
+    ANSWER_MARKER_RE,
+    answer_region,
+    code_blocks,
+    enclosed,
+    final_answer,
+    final_answer_or_last_line,
+    last_boxed,
+    scoped_text,
+)
 from sci_tasks.metrics.constraints.base import (
     CheckInput,
     input_scope,
     register,
     register_judged,
 )
+from sci_tasks.metrics.constraints.escaping import read_latex
 from sci_tasks.metrics.constraints.judged import NUMBER_RESPONSE
+from sci_tasks.metrics.constraints.number_grammar import Number, find_numbers, parse_decimal_places
 from sci_tasks.metrics.constraints.options import (
     CHOICE_KEY,
     chosen_options,
@@ -91,25 +103,13 @@ from sci_tasks.metrics.constraints.options import (
     same_molecule,
 )
 from sci_tasks.metrics.constraints.text import (
-    ANSWER_MARKER_RE,
-    Number,
     Span,
-    answer_region,
     clauses_matching,
     clean_parameters,
     clip,
-    code_blocks,
-    enclosed,
-    final_answer,
-    final_answer_or_last_line,
-    find_numbers,
-    last_boxed,
     non_empty_lines,
     paragraphs,
-    parse_decimal_places,
     plural,
-    read_latex,
-    scoped_text,
     sentences_matching,
     show_items,
 )

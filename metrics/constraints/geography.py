@@ -37,6 +37,7 @@ import json
 import re
 from itertools import combinations, islice
 
+from sci_tasks.metrics.constraints.answers import final_answer, final_or, last_content_line
 from sci_tasks.metrics.constraints.base import (
     CheckInput,
     register,
@@ -49,9 +50,6 @@ from sci_tasks.metrics.constraints.text import (
     Span,
     clean_parameters,
     clip,
-    final_answer,
-    final_or,
-    last_content_line,
     last_line,
     non_empty_lines,
     optional_part,

@@ -42,6 +42,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from sci_tasks.metrics.constraints.answers import (
+    code_blocks,
+    final_answer,
+    final_or,
+    last_content_line,
+)
 from sci_tasks.metrics.constraints.base import (
     CheckInput,
     register,
@@ -50,28 +56,18 @@ from sci_tasks.metrics.constraints.base import (
 from sci_tasks.metrics.constraints.judged import STEPS
 from sci_tasks.metrics.constraints.methods import check_method
 from sci_tasks.metrics.constraints.options import Option, chosen_options, read_options, split_items
+from sci_tasks.metrics.constraints.quantities import TooManyNumbers, labelled_units, quantities
 from sci_tasks.metrics.constraints.text import (
     clean_parameters,
     clip,
-    code_blocks,
-    final_answer,
-    final_or,
-    last_content_line,
     non_empty_lines,
     paragraphs,
     sentences,
     strip_decoration,
 )
 from sci_tasks.metrics.constraints.unit_check import check_units, required_units
-from sci_tasks.metrics.constraints.units import (
-    TooManyNumbers,
-    carries,
-    clean_unit_text,
-    in_family,
-    labelled_units,
-    parse_unit,
-    quantities,
-)
+from sci_tasks.metrics.constraints.unit_grammar import clean_unit_text, parse_unit
+from sci_tasks.metrics.constraints.units import carries, in_family
 from sci_tasks.metrics.verdict import Verdict
 
 # =========================================================================== techniques

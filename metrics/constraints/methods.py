@@ -53,13 +53,7 @@ from sci_tasks.metrics.constraints.base import (
     CheckInput,
 )
 from sci_tasks.metrics.constraints.extraction import extract_span
-from sci_tasks.metrics.constraints.text import (
-    clean_parameters,
-    clip,
-    phrases,
-    plural,
-    rejected_at,
-)
+from sci_tasks.metrics.constraints.text import clean_parameters, clip, phrases, plural, rejected_at
 from sci_tasks.metrics.verdict import Verdict
 
 # =========================================================================== methods

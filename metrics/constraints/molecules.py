@@ -77,6 +77,7 @@ from enum import IntEnum
 
 from rdkit import Chem
 
+from sci_tasks.metrics.constraints.answers import code_blocks, enclosed, final_answer, last_boxed
 from sci_tasks.metrics.constraints.base import CheckInput
 from sci_tasks.metrics.constraints.extraction import extract_span
 from sci_tasks.metrics.constraints.notation import (
@@ -97,14 +98,7 @@ from sci_tasks.metrics.constraints.notation import (
     smiles_shaped,
     weak_shape,
 )
-from sci_tasks.metrics.constraints.text import (
-    clip,
-    code_blocks,
-    enclosed,
-    final_answer,
-    last_boxed,
-    phrases,
-)
+from sci_tasks.metrics.constraints.text import clip, phrases
 
 MIN_BARE_ATOMS = 3
 MAX_PARSES = 64

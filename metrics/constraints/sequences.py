@@ -20,11 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sci_tasks.metrics.constraints.text import (
-    code_blocks,
-    final_answer,
-    sentences,
-)
+from sci_tasks.metrics.constraints.answers import code_blocks, final_answer
+from sci_tasks.metrics.constraints.text import sentences
 
 # =========================================================================== sequences
 

@@ -1,6 +1,31 @@
 """The ``<discipline>_unit_consistency`` rule (five names, one implementation; each
-discipline module registers it), on the unit grammar of ``units.py`` (whose docstring
-states the requirement and checking rules).
+discipline module registers it), on the units of ``units.py`` as ``unit_grammar.py`` reads
+them and the quantities of ``quantities.py``.
+
+**unit_consistency decision rule.** Required unit(s): the parameters when they parse as
+units ("kJ/mol", "unit: m/s^2", "grams (g)", several joined by "," / "and"), else the
+question: a unit read after "in" / "in units of" / "unit(s):" / "convert ... to" / "as a
+percentage" in a sentence that asks for a value (express / give / report / answer /
+calculate / ...); a molecule ("in N2") or labels ("in A and B") there are not units.
+"SI units" with no unit named -> every unit in scope must be SI (base and derived, any
+prefix, °C allowed; dimensionless and angle units exempt). A unit family ("imperial units
+suited to the United States", "US customary", "metric units") -> some quantity in scope is
+in the family and every quantity of a kind the family decides is (``in_family``; a
+bracketed conversion beside it aside). Nothing found -> unscored.
+Scope: the whole response when the parameters or the unit sentence say all / every / each /
+throughout / entire / whole / consistent; otherwise the final answer: the last ``\\boxed{}`` or
+the answer after the last answer marker (with the rest of its line, so ``\\boxed{2.09} Å``
+counts), else the last non-empty line that holds a number.
+A quantity is a number (``number_grammar.find_numbers``) followed by a unit (``per X`` / ``/X``
+after a number is the reciprocal of X); a unit written without a number is no quantity.
+A quantity carries a required unit when the units are the same (``same_unit``: a count per
+amount may leave out what it counts, "defects per cubic centimetre" = ``cm^-3``). Final-answer
+scope: pass iff, for each required unit, some quantity carries it (if numbers in scope have
+no unit, a bracketed unit "(m/s^2)" / "[kJ/mol]" or "unit: X" beside them counts; with no
+number in scope: fail). Whole scope:
+pass iff each required unit is carried by some quantity and every quantity whose dimension
+equals a required unit's dimension carries a required unit. More than ``MAX_QUANTITIES``
+numbers in scope (degenerate text): unscored.
 """
 
 from __future__ import annotations
@@ -9,31 +34,31 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from sci_tasks.metrics.constraints.answers import final_answer
 from sci_tasks.metrics.constraints.base import (
     CheckInput,
+)
+from sci_tasks.metrics.constraints.quantities import (
+    Quantity,
+    TooManyNumbers,
+    labelled_units,
+    quantities,
 )
 from sci_tasks.metrics.constraints.text import (
     clean_parameters,
     clip,
-    final_answer,
     non_empty_lines,
     phrases,
     sentences,
 )
+from sci_tasks.metrics.constraints.unit_grammar import clean_unit_text, parse_unit, read_unit
 from sci_tasks.metrics.constraints.units import (
-    Quantity,
-    TooManyNumbers,
     Unit,
     carries,
-    clean_unit_text,
     dimension,
     family_dimension,
     in_family,
     is_si,
-    labelled_units,
-    parse_unit,
-    quantities,
-    read_unit,
     render,
     without_counts,
 )

@@ -1,0 +1,301 @@
+"""Where a response's answer is: the final answer, the answer line, code blocks and the
+texts a structured-format answer may be.
+
+* **Final answer** (``final_answer``): the content of the last ``\\boxed{...}`` (or
+  ``\\fbox{...}``) if it comes after the last answer marker, else the text after the last
+  answer marker ("Final answer:", "**Final Answer**", "The answer is", "Answer:") up to the
+  end of that line, or the next non-empty line when the marker ends its line.
+  ``final_answer_or_last_line`` falls back to the last non-empty line.
+* **Structured answer** (``structured_answers``): the body of a fenced code block if there
+  is one (the last block whose language tag fits, else the last block); else the whole
+  response stripped and, when the question scopes the format to the final answer, also the
+  final answer (last box, or after the last marker through the end). A format checker
+  passes when one of these is valid.
+
+Linear, as the helpers of ``text.py``: braces, pairs and fences are scanned with
+``str.find`` or line by line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+from sci_tasks.metrics.constraints.escaping import read_latex
+from sci_tasks.metrics.constraints.text import Scope, Span, last_line, non_empty_lines
+
+
+def balanced_braces(text: str, open_pos: int) -> int | None:
+    """Index of the ``}`` that closes the ``{`` at ``open_pos``, or None if unclosed."""
+    depth = 0
+    for i in range(open_pos, len(text)):
+        ch = text[i]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+_BOX_COMMANDS = ("\\boxed", "\\fbox")
+# An upper-cased \BOXED{...} (a response whose case a letter-case rule forced) is a box too.
+_UPPER_BOX_COMMANDS = ("\\BOXED", "\\Boxed", "\\FBOX")
+
+
+def last_boxed(text: str, tries: int = 3) -> Span | None:
+    """The content of the last well-formed ``\\boxed{...}`` / ``\\fbox{...}`` (nested
+    braces allowed; ``\\BOXED`` too). Only the last ``tries`` commands are examined, to stay
+    linear. ``\\\\boxed{...}`` in a JSON string is a box too (the command's last backslash
+    is found), and its content is read through ``read_latex``: the LaTeX it encodes."""
+    end = len(text)
+    commands: tuple[str, ...] = _BOX_COMMANDS
+    if "\\B" in text or "\\F" in text:
+        commands += _UPPER_BOX_COMMANDS
+    for _ in range(tries):
+        pos, cmd = max((text.rfind(c, 0, end), c) for c in commands)
+        if pos < 0:
+            return None
+        brace = pos + len(cmd)
+        while brace < len(text) and text[brace] in " \t":
+            brace += 1
+        if brace < len(text) and text[brace] == "{":
+            close = balanced_braces(text, brace)
+            if close is not None:
+                content = read_latex(text[brace + 1 : close])  # same length
+                return Span(content, brace + 1, close, "\\boxed{}")
+        end = pos
+    return None
+
+
+# "Final answer:", "**Final Answer**", "Final answer is", "The answer is", "Answer:".
+ANSWER_MARKER_RE = re.compile(
+    r"\bfinal[ \t]+(?:numerical[ \t]+)?answer[ \t]*(?:\*+[ \t]*)?"
+    r"(?:is\b[ \t]*[:：]?|[:：=]|(?=\r?\n)|\Z)"
+    r"|\bthe[ \t]+(?:(?:correct|final)[ \t]+)?answer[ \t]+is\b[ \t]*[:：]?"
+    r"|\banswer[ \t]*(?:\*+[ \t]*)?[:：]",
+    re.I,
+)
+_LEAD_STRIP = " \t*:：#"
+_TRAIL_STRIP = " \t*"
+
+
+def last_answer_marker(text: str) -> re.Match[str] | None:
+    """The last answer marker in ``text`` (see ``ANSWER_MARKER_RE``)."""
+    last = None
+    for last in ANSWER_MARKER_RE.finditer(text):  # noqa: B007 - we want the last match
+        pass
+    return last
+
+
+def _after_marker(text: str, marker: re.Match[str], to_end: bool) -> Span:
+    start = marker.end()
+    if to_end:
+        body = text[start:]
+        lead = len(body) - len(body.lstrip(_LEAD_STRIP))
+        return Span(body.strip(_LEAD_STRIP), start + lead, len(text), "after answer marker")
+    same_line = True
+    while start <= len(text):
+        nl = text.find("\n", start)
+        end = len(text) if nl < 0 else nl
+        line = text[start:end]
+        body = line.lstrip(_LEAD_STRIP).rstrip(_TRAIL_STRIP)
+        if body or nl < 0:
+            lead = len(line) - len(line.lstrip(_LEAD_STRIP))
+            if same_line or not body:
+                return Span(body, start + lead, start + lead + len(body), "after answer marker")
+            # The marker ends its line: the answer is the block below it, a fenced block's
+            # body or the paragraph (several lines: a list, a table, a multi-line answer).
+            fence = _fence_at(text, start)
+            if fence is not None:
+                return fence
+            stop = _paragraph_end(text, end)
+            block = text[start + lead : stop].rstrip(_TRAIL_STRIP + "\r\n")
+            return Span(block, start + lead, start + lead + len(block), "after answer marker")
+        same_line = False
+        start = nl + 1
+    return Span("", len(text), len(text), "after answer marker")
+
+
+def _paragraph_end(text: str, pos: int) -> int:
+    """End of the paragraph whose line ends at ``pos``: the next blank line or the end."""
+    while pos < len(text):
+        nl = text.find("\n", pos + 1)
+        line_end = len(text) if nl < 0 else nl
+        if not text[pos + 1 : line_end].strip():
+            return pos
+        pos = line_end
+    return len(text)
+
+
+def _fence_at(text: str, line_start: int) -> Span | None:
+    """The body of the fenced code block whose opening line starts at ``line_start``."""
+    opener = text[line_start:].lstrip(" \t")[:3]
+    if opener not in _FENCES:
+        return None
+    first_nl = text.find("\n", line_start)
+    if first_nl < 0:
+        return None
+    body_start = first_nl + 1
+    pos = body_start
+    while pos <= len(text):
+        nl = text.find("\n", pos)
+        line_end = len(text) if nl < 0 else nl
+        if text[pos:line_end].strip().startswith(opener):
+            body = text[body_start:pos].rstrip("\r\n")
+            return Span(body, body_start, body_start + len(body), f"{opener} block")
+        if nl < 0:
+            break
+        pos = nl + 1
+    body = text[body_start:].rstrip("\r\n")  # unclosed: the rest of the text
+    return Span(body, body_start, body_start + len(body), f"{opener} block")
+
+
+def final_answer(text: str, to_end: bool = False) -> Span | None:
+    """The final answer span (module docstring), or None when there is no box and no marker.
+
+    ``to_end``: after a marker, take everything to the end of the response (for multi-line
+    structured answers) instead of one line.
+    """
+    box = last_boxed(text)
+    marker = last_answer_marker(text)
+    if box is not None and (marker is None or box.start > marker.start()):
+        return box
+    if marker is not None:
+        return _after_marker(text, marker, to_end)
+    return None
+
+
+def final_answer_or_last_line(text: str) -> Span | None:
+    """``final_answer`` or, without a box or marker, the last non-empty line (the body of
+    the last fenced block when the response ends with one)."""
+    found = final_answer(text)
+    if found is not None:
+        return found
+    line = last_line(text)
+    if line is not None and line.text.startswith(_FENCES):
+        blocks = code_blocks(text)
+        if blocks and blocks[-1].closed and blocks[-1].body.strip():
+            body = blocks[-1].body
+            start = text.rfind(body)
+            return Span(body, start, start + len(body), "last ``` block")
+    return line
+
+
+def answer_region(text: str) -> Span | None:
+    """The line(s) holding the final answer, labels included: from the start of the line
+    of the last answer marker through the answer line; without a marker, the last
+    non-empty line. Used where a marker wraps the answer together with its label."""
+    marker = last_answer_marker(text)
+    if marker is None:
+        return last_line(text)
+    answer = _after_marker(text, marker, to_end=False)
+    start = text.rfind("\n", 0, marker.start()) + 1
+    nl = text.find("\n", max(answer.end, marker.end()))
+    end = len(text) if nl < 0 else nl
+    return Span(text[start:end], start, end, "answer line")
+
+
+def scoped_text(response: str, scope: Scope) -> tuple[str, str]:
+    """The text a requirement applies to, and words for it in reasons."""
+    if scope == "whole":
+        return response, "the response"
+    span = final_answer_or_last_line(response)
+    if span is None:
+        return "", "the final answer"
+    return span.text, f"the final answer ({span.source})"
+
+
+def enclosed(text: str, opener: str, closer: str) -> Iterator[Span]:
+    """Non-overlapping ``opener ... closer`` pairs, left to right (``closer`` may equal
+    ``opener``: quotes, ``**``). Yields the inner text. Linear: one ``find`` per pair."""
+    i = 0
+    while True:
+        a = text.find(opener, i)
+        if a < 0:
+            return
+        s = a + len(opener)
+        b = text.find(closer, s)
+        if b < 0:
+            return
+        yield Span(text[s:b], s, b, f"{opener}…{closer}")
+        i = b + len(closer)
+
+
+# --------------------------------------------------------------------------- code blocks
+
+
+class CodeBlock(NamedTuple):
+    lang: str  # the info string's first word, lower case ("" if none)
+    body: str
+    closed: bool
+
+
+_FENCES = ("```", "~~~")
+# A whole line that holds ``` or ~~~. Linear: the lazy part stops at the line's end, and
+# positions inside a line fail at once on ``^``.
+_FENCE_LINE_RE = re.compile(r"^[^\n]*?(?:```|~~~)[^\n]*", re.M)
+
+
+def code_blocks(text: str) -> list[CodeBlock]:
+    """Fenced code blocks: a line starting (after indentation) with ``` or ~~~ opens one, a
+    line ending with the same fence closes it. ```` ```[1, 2]``` ```` on one line is a block
+    too. An unclosed block runs to the end of the text (``closed=False``)."""
+    blocks: list[CodeBlock] = []
+    fence = lang = ""
+    body_start = 0
+    for m in _FENCE_LINE_RE.finditer(text):
+        s = m.group().strip()
+        if not fence:
+            opener = s[:3]
+            if opener not in _FENCES:
+                continue
+            rest = s.lstrip(opener[0])
+            if rest.endswith(opener) and rest.strip(opener[0]):
+                blocks.append(CodeBlock("", rest.rstrip(opener[0]).strip(), True))
+                continue
+            fence, lang, body_start = opener, (rest.split() or [""])[0].lower(), m.end() + 1
+        elif s.endswith(fence):
+            body = text[body_start : m.start()] + s.rstrip(fence[0])
+            blocks.append(CodeBlock(lang, body.strip("\n"), True))
+            fence = ""
+    if fence:
+        blocks.append(CodeBlock(lang, text[body_start:].strip("\n"), False))
+    return blocks
+
+
+def structured_answers(
+    response: str, langs: tuple[str, ...], scope: Scope
+) -> list[tuple[str, str]]:
+    """The texts a structured-format constraint may be met by, each with words for reasons
+    (module docstring): the fenced block alone if there is one; else the whole response
+    stripped, then, when scoped to the final answer, the final answer through the end."""
+    blocks = code_blocks(response)
+    if blocks:
+        block = next((b for b in reversed(blocks) if b.lang in langs), blocks[-1])
+        tag = f"```{block.lang}" if block.lang else "```"
+        return [(block.body.strip(), f"the {tag} block")]
+    candidates = [(response.strip(), "the whole response")]
+    if scope == "final":
+        span = final_answer(response, to_end=True)
+        if span is not None and span.text.strip() != candidates[0][0]:
+            candidates.append((span.text.strip(), f"the final answer ({span.source})"))
+    return candidates
+
+
+def final_or(response: str, fallback: Callable[[str], Span | None]) -> Span | None:
+    return final_answer(response) or fallback(response)
+
+
+_MARKUP_TAG_RE = re.compile(r"</?[A-Za-z][^<>\n]{0,40}>")
+_CONTENT_CHAR_RE = re.compile(r"[^\W_]")
+
+
+def last_content_line(response: str) -> Span | None:
+    """The last non-empty line with content beyond markup (closing tags, fences, braces)."""
+    for line in reversed(non_empty_lines(response)):
+        if _CONTENT_CHAR_RE.search(_MARKUP_TAG_RE.sub("", line.text)):
+            return Span(line.text, line.start, line.end, "last line")
+    return last_line(response)
