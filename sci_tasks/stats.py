@@ -103,12 +103,6 @@ def sample_parts() -> dict[str, PartsOf]:
     return _extractors(benchmarks.names())
 
 
-def __getattr__(name: str) -> Any:  # PEP 562: the registry is read on first use, not import
-    if name == "SAMPLE_PARTS":  # the name callers used before the parts moved to the specs
-        return sample_parts()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def has_parts(metric: str) -> bool:
     """``metric`` is bootstrapped here (a ratio of sums over samples)."""
     return metric in sample_parts()
