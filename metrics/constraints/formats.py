@@ -1,8 +1,8 @@
 """Checkers of the general structured-format constraints of the SciMIF catalogue (json, list,
-tuple, dictionary, markdown, html, xml, csv). Terms are those of ``text.py``. Rules:
+tuple, dictionary, markdown, html, xml, csv). Terms are those of ``answers.py``. Rules:
 
 * json / list / tuple / dictionary / html / xml / csv: checked on the candidates of
-  ``text.structured_answers`` (the fenced block if any; else the whole response stripped,
+  ``answers.structured_answers`` (the fenced block if any; else the whole response stripped,
   plus the final answer when the question scopes the format to it); one valid candidate
   passes, else the reason is the last candidate's failure. Lenient about what surrounds
   the answer, strict about its validity.

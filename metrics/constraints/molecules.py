@@ -16,7 +16,7 @@ Ranks, strongest first (``Rank``):
   label naming the format ("SMILES: ...", "**SMILES**: `...`", "The SMILES string is ...",
   "SELFIES: ...", "IUPAC name: ...", "systematic name is ..."), a ``smiles`` / ``selfies``
   code fence, the last ``\\boxed{}``, the final answer after an answer marker
-  (``text.final_answer``), or the whole response when it is a single token.
+  (``answers.final_answer``), or the whole response when it is a single token.
 * STRONG: "Molecule: ...", "The compound / product / structure is ...", a one-line code
   fence, a line holding nothing but one SMILES token (Markdown bullets, bold, backticks and
   quotes stripped; the prose shape rule below applies, so a line "NO" is not a molecule) or
