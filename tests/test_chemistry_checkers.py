@@ -13,15 +13,11 @@ import pytest
 from rdkit import Chem
 
 import sci_tasks.metrics.constraints.chemistry as chemistry
-from sci_tasks.metrics.constraints import molecules, registry, smarts
-from sci_tasks.metrics.constraints.molecules import (
-    Rank,
-    candidates,
-    decode_selfies,
-    find_molecule,
-    iupac_problem,
-    parse_smiles,
-)
+from sci_tasks.metrics.constraints import molecule_candidates, molecules, notation, registry, smarts
+from sci_tasks.metrics.constraints.molecule_candidates import candidates
+from sci_tasks.metrics.constraints.molecule_tokens import Rank
+from sci_tasks.metrics.constraints.molecules import find_molecule
+from sci_tasks.metrics.constraints.notation import decode_selfies, iupac_problem, parse_smiles
 from sci_tasks.metrics.constraints.registry import CheckInput
 
 # The four chemistry checkers, each with a requirement it can check.
@@ -748,8 +744,8 @@ def test_a_megabyte_response_gets_a_verdict(response: str, name: str, parameters
 
 def test_every_candidate_found_in_a_megabyte_is_bounded() -> None:
     found = candidates("CCO C=C " * 200_000)
-    assert len(found) <= molecules.MAX_TOKENS
-    assert all(len(c.text) <= molecules.MAX_SELFIES_LEN or c.rank <= Rank.STRONG for c in found)
+    assert len(found) <= molecule_candidates.MAX_TOKENS
+    assert all(len(c.text) <= notation.MAX_SELFIES_LEN or c.rank <= Rank.STRONG for c in found)
 
 
 def test_rdkit_exceptions_never_escape() -> None:

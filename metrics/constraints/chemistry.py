@@ -77,12 +77,8 @@ from sci_tasks.metrics.constraints import smarts
 from sci_tasks.metrics.constraints.base import CheckInput, register, register_judged
 from sci_tasks.metrics.constraints.judged import STEPS
 from sci_tasks.metrics.constraints.methods import check_method
-from sci_tasks.metrics.constraints.molecules import (
-    FORMAT_WORDS,
-    FORMATS,
-    Candidate,
-    find_molecule,
-)
+from sci_tasks.metrics.constraints.molecule_tokens import FORMAT_WORDS, FORMATS, Candidate
+from sci_tasks.metrics.constraints.molecules import find_molecule
 from sci_tasks.metrics.constraints.text import (
     NUMBER_WORD,
     clean_parameters,

@@ -3,11 +3,11 @@
 ``general_number_response`` is judge-scored (``judged.py``; without an LLM judge the
 registry reports it unscored). Every other ``general_*`` constraint except the structured
 formats (``formats.py``), the wrappers (``wrappers.py``) and the answer position
-(``answer_position.py``) has one checker below. Each reads the requirement from ``parameters`` first, then
-from the question; when it cannot be read from either, the verdict is unscored with the
-reason, never a guess. Shared parsing lives in ``text.py`` (scope), ``answers.py`` (final
-answer, code fences) and ``number_grammar.py`` (numbers), whose docstrings define those
-terms.
+(``answer_position.py``) has one checker below. Each reads the requirement from
+``parameters`` first, then from the question; when it cannot be read from either, the
+verdict is unscored with the reason, never a guess. Shared parsing lives in ``text.py``
+(scope), ``answers.py`` (final answer, code fences) and ``number_grammar.py`` (numbers),
+whose docstrings define those terms.
 
 Scope: a requirement applies to the whole response unless the parameters, or the question
 sentences that mention it, restrict it to the final answer (``text.requirement_scope``).

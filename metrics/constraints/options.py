@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 from rdkit import Chem
 
-from sci_tasks.metrics.constraints.molecules import parse_smiles, smiles_shaped
-from sci_tasks.metrics.constraints.notation import SPACE_RE
+from sci_tasks.metrics.constraints.notation import SPACE_RE, parse_smiles, smiles_shaped
 from sci_tasks.metrics.constraints.text import show_items, without_rejected
 
 _ITEM_STRIP = " \t\r\n\"'`“”‘’*.,;:"
@@ -55,15 +54,17 @@ class Option:
 _OPTION_LABEL_RE = re.compile(
     r"(?:^|(?<=[\s:;,]))(?:\(([A-Za-z]|[1-9])\)|([A-Za-z]|[1-9])[.):])(?=[ \t])", re.M
 )
-_CHOICE_INTRO_RE = re.compile(
+# How a question introduces its options: "choose / select / pick ... from (the following)
+# (options)", "options:" / "choices are:", "one of (the following) (options):".
+_CHOICE_INTROS = (
     r"\b(?:choose|select|pick)\b[^.\n:]{0,80}?\b(?:from|of|among|between|either)\b"
     r"(?:[ \t]+the[ \t]+following)?"
-    r"(?:[ \t]+(?:options|choices|labels|categories|terms|list|set|values))?[ \t]*[:：]?"
-    r"|\b(?:options|choices|candidates|labels|categories)[ \t]*(?:(?:are|include)[ \t]*)?[:：]"
-    r"|\bone[ \t]+of(?:[ \t]+the[ \t]+following)?"
+    r"(?:[ \t]+(?:options|choices|labels|categories|terms|list|set|values))?[ \t]*[:：]?",
+    r"\b(?:options|choices|candidates|labels|categories)[ \t]*(?:(?:are|include)[ \t]*)?[:：]",
+    r"\bone[ \t]+of(?:[ \t]+the[ \t]+following)?"
     r"(?:[ \t]+(?:options|choices|labels|categories|terms))?[ \t]*[:：]",
-    re.I,
 )
+_CHOICE_INTRO_RE = re.compile("|".join(_CHOICE_INTROS), re.I)
 _PARAM_NAME_RE = re.compile(r"^[A-Za-z_ ]{1,40}[:=][ \t]*")
 _SENTENCE_END_RE = re.compile(r"\n|[.?!](?=\s|$)")
 _BULLET_RE = re.compile(r"^[ \t]*[-*•][ \t]+(\S[^\n]*)$", re.M)
