@@ -81,6 +81,7 @@ BENCHMARK = Benchmark(
     title="SciMIF",
     splits=tuple(f"scimif_{short}" for short in SHORT.values()),
     report="sci_tasks.report.scimif",
+    leaderboard="sci_tasks.report.scimif_leaderboard",
     metrics=(
         MetricSpec(
             "csr",

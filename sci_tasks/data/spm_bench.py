@@ -40,6 +40,7 @@ BENCHMARK = Benchmark(
     title="SPM-Bench",
     splits=tuple(f"spm_bench_{t.lower()}" for t in TECHNIQUES),
     report="sci_tasks.report.spm_bench",
+    leaderboard="sci_tasks.report.spm_bench_leaderboard",
     metrics=(
         MetricSpec("em", True, "mean", label="EM", parts="mean"),
         MetricSpec("spc", True, "mean", label="SPC", parts="mean"),

@@ -1,0 +1,111 @@
+"""The jobs of a sweep: each job folder's manifest status and its newest lm-eval results.
+
+A job is a folder with ``manifest.json`` (or a ``.hydra`` folder only: Hydra made it but
+the job crashed before writing its manifest). Folders our own tools write inside a sweep or
+a run (``OUTPUT_FOLDERS``: scores, report, leaderboard) are never read back as jobs or
+results.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sci_tasks.manifest import MANIFEST
+from sci_tasks.outputs import OUTPUT_FOLDERS
+
+
+@dataclass
+class Job:
+    """One job folder of the sweep and what the leaderboard made of it."""
+
+    folder: Path
+    status: str  # manifest status (done, running, failed), "no manifest", "unreadable manifest"
+    model: str | None = None
+    taskset: str | None = None
+    results_file: Path | None = None
+    stamp: str = ""  # results file timestamp: orders jobs of one model (newer wins)
+    results: dict[str, Any] = field(default_factory=dict)  # lm-eval's whole results file
+    note: str = ""
+    superseded: list[str] = field(default_factory=list)  # its tasks a newer job replaced
+    config: dict[str, Any] = field(default_factory=dict)  # the manifest's (redacted) config
+
+    @property
+    def tasks(self) -> list[str]:
+        return list(self.results.get("results", {}))
+
+    @property
+    def name(self) -> str:
+        return self.folder.name
+
+    @property
+    def usable(self) -> bool:
+        return self.status == "done" and self.results_file is not None
+
+
+def find_jobs(sweep_dir: Path) -> list[Job]:
+    """Every job folder of ``sweep_dir`` (or ``sweep_dir`` itself if it is one run)."""
+    sweep_dir = Path(sweep_dir)
+    if (sweep_dir / MANIFEST).is_file():
+        folders = [sweep_dir]
+    else:
+        folders = [
+            p
+            for p in sorted(sweep_dir.iterdir())
+            if p.is_dir()
+            and p.name not in OUTPUT_FOLDERS
+            and ((p / MANIFEST).exists() or (p / ".hydra").is_dir())
+        ]
+    return [read_job(folder) for folder in folders]
+
+
+def read_job(folder: Path) -> Job:
+    """The job's manifest status and, for a finished job, its newest results file."""
+    path = folder / MANIFEST
+    if not path.exists():
+        # Hydra made the folder but the job never wrote its manifest (crashed at start-up)
+        return Job(folder, "no manifest", model=_model_from_folder(folder))
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(manifest, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError) as exc:
+        return Job(folder, "unreadable manifest", _model_from_folder(folder), note=str(exc))
+    config = manifest.get("config") or {}
+    model = (config.get("model") or {}).get("name") or _model_from_folder(folder)
+    taskset = (config.get("tasks") or {}).get("name")
+    job = Job(folder, str(manifest.get("status", "unknown")), str(model), taskset, config=config)
+    if job.status == "running":
+        job.note = "still running, or stopped before it finished"
+    elif job.status == "failed":
+        job.note = str(manifest.get("error") or "no error recorded")
+    if job.status != "done":
+        return job
+    files = [
+        p
+        for p in folder.rglob("results_*.json")
+        if not OUTPUT_FOLDERS & set(p.relative_to(folder).parts[:-1])
+    ]
+    if not files:
+        job.note = "finished, but no results file"
+        return job
+    newest = max(files, key=lambda p: p.name)  # lm-eval's timestamps sort as text
+    try:
+        job.results = json.loads(newest.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        job.note = f"unreadable results file {newest.name}: {exc}"
+        return job
+    job.results_file = newest
+    job.stamp = newest.stem.removeprefix("results_")
+    if len(files) > 1:
+        job.note = f"newest of {len(files)} results files"
+    return job
+
+
+def _model_from_folder(folder: Path) -> str | None:
+    """The model part of a job folder name ``<model>__<task set>__<hash>`` (a hub id's
+    ``/`` is ``__`` there too), for a job without a readable manifest."""
+    parts = folder.name.rsplit("__", 2)
+    return parts[0] if len(parts) == 3 and parts[0] else None
