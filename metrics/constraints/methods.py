@@ -9,12 +9,13 @@ each discipline module registers it). Decision rule:
   question, else the phrase after "use / using / apply / according to / based on / via / by
   (the)" that holds a method word (law, equation, method, ...) or a formula. An item is
   met by the RULE when the response:
-  - names a known method of the item (``METHODS``, read from the data file
+  - names a known method of the item (``method_tables.METHODS``, read from the data file
     ``methods.json`` beside this module: each method's names and signature formulas, e.g.
     Bragg's law <-> "nλ = 2d sinθ", ideal gas law <-> "PV = nRT") by a name or a formula:
     a method applied by its formula counts as the method used;
-  - or applies the method through a defining relation (``RELATIONS``, read from the data
-    file ``method_relations.json`` beside this module, whose "about" defines the spelling):
+  - or applies the method through a defining relation (``method_tables.RELATIONS``, read
+    from the data file ``method_relations.json`` beside this module, whose "about" defines
+    the spelling):
     an equation whose side just left of an "=" ends with one side of the relation and
     whose side just right of it begins with the other, symbols with any subscript, products
     in any order (conservation of energy through ½ m v_f² = m g h, Ohm's law through
@@ -41,169 +42,29 @@ each discipline module registers it). Decision rule:
 from __future__ import annotations
 
 import functools
-import json
 import re
 from bisect import bisect_left
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from itertools import permutations
-from pathlib import Path
 
 from sci_tasks.metrics.constraints.base import (
     CheckInput,
 )
 from sci_tasks.metrics.constraints.extraction import extract_span
+from sci_tasks.metrics.constraints.method_tables import METHODS, RELATIONS, Method
+from sci_tasks.metrics.constraints.method_text import (
+    METHOD_WORDS,
+    STOP_WORDS,
+    content_words,
+    formula_regex,
+    formula_search,
+    formula_symbols,
+    formula_text,
+    name_text,
+)
 from sci_tasks.metrics.constraints.text import clean_parameters, clip, phrases, plural, rejected_at
 from sci_tasks.metrics.verdict import Verdict
 
-# =========================================================================== methods
-
-
-@dataclass(frozen=True)
-class Method:
-    """A known law / equation / method: its names (regexes over ``_name_text``) and its
-    formulas (as written; compared by ``_formula_regex``)."""
-
-    name: str
-    names: str
-    formulas: tuple[str, ...] = ()
-
-
-METHODS_FILE = Path(__file__).with_name("methods.json")
-
-
-def _load_methods(path: Path = METHODS_FILE) -> tuple[Method, ...]:
-    """The method table (``methods.json``: each method's names as a regex and its
-    signature formulas); a broken entry is an error naming the file and the entry."""
-    rows = json.loads(path.read_text(encoding="utf-8"))["methods"]
-    out = []
-    for i, row in enumerate(rows):
-        try:
-            re.compile(row["names"])
-            out.append(Method(row["name"], row["names"], tuple(row.get("formulas", ()))))
-        except (KeyError, TypeError, re.error) as exc:
-            raise ValueError(f"{path}: method #{i + 1} ({row!r:.60}): {exc}") from exc
-    return tuple(out)
-
-
-METHODS: tuple[Method, ...] = _load_methods()
-
-# =========================================================================== relations
-
-RELATIONS_FILE = Path(__file__).with_name("method_relations.json")
-
-
-@dataclass(frozen=True)
-class Relation:
-    """A defining relation of a method: two sides, each compiled twice, anchored at the
-    end (the side left of an "=") and at the start (the side right of it)."""
-
-    reads: str
-    ends: tuple[re.Pattern[str], re.Pattern[str]]
-    starts: tuple[re.Pattern[str], re.Pattern[str]]
-
-
-_SYMBOL_CHARS = "A-Za-zΑ-Ωα-ωΔΣ∂"
-_FACTOR_RE = re.compile(
-    rf"(?P<neg>-)?(?P<base>sin|cos|tan|ln|log|[{_SYMBOL_CHARS}]+|[0-9]+/[0-9]+|[0-9.]+)"
-    r"(?:_(?P<sub>[A-Za-z0-9]+))?(?:\^(?P<exp>-?[0-9]+))?"
-)
-_BETWEEN = r"[ \t(){}·×*]*"
-_SUBSCRIPT = r"(?:_\{[^{}=\n]{1,10}\}|_[A-Za-z0-9]{1,4}|[0-9]{1,2}|[₀-₉])?['′]?"
-_HALF = r"(?:1[ \t]*/[ \t]*2|\([ \t]*1[ \t]*\)[ \t]*/[ \t]*\([ \t]*2[ \t]*\)|0\.5|½)"
-MAX_PRODUCT = 4  # factors permuted in a product (4! = 24 orders)
-
-
-def _factor_regex(token: str) -> str:
-    """One factor of a relation side (``method_relations.json`` "about")."""
-    m = _FACTOR_RE.fullmatch(token)
-    if m is None:
-        raise ValueError(f"unreadable factor {token!r}")
-    base, sub, exp = m.group("base"), m.group("sub"), m.group("exp")
-    out = r"-[ \t]*" if m.group("neg") else ""
-    if base == "1/2":
-        out += _HALF
-    elif base[0].isdigit() or base in ("sin", "cos", "tan", "ln", "log"):
-        out += re.escape(base)
-    else:
-        out += re.escape(base)
-        if sub:
-            out += rf"(?:_\{{[ \t]*{re.escape(sub)}[ \t]*\}}|_?{re.escape(sub)})['′]?"
-        else:
-            out += _SUBSCRIPT
-    if exp:
-        out += rf"[ \t]*\^[ \t]*\{{?[ \t]*{re.escape(exp)}[ \t]*\}}?"
-    return out
-
-
-def _side_regex(spelling: str) -> str:
-    """A side spelling -> regex: a product's factors in any order; "/" "+" kept in place;
-    ``sqrt(...)`` -> √ or sqrt around its (product) argument."""
-    text = spelling.strip()
-    root = text.startswith("sqrt(") and text.endswith(")")
-    if root:
-        text = text[5:-1]
-    tokens = text.replace("(", " ").replace(")", " ").split()
-    ops = {"/": r"[ \t]*/[ \t]*", "+": r"[ \t]*\+[ \t]*"}
-    if any(t in ops for t in tokens) or any(t.startswith("-") for t in tokens):
-        body = _BETWEEN.join(ops.get(t) or _factor_regex(t) for t in tokens)
-    else:
-        if len(tokens) > MAX_PRODUCT:
-            raise ValueError(f"{spelling!r}: more than {MAX_PRODUCT} factors")
-        orders = dict.fromkeys(permutations(_factor_regex(t) for t in tokens))
-        body = "|".join(_BETWEEN.join(order) for order in orders)
-    if root:
-        body = rf"(?:√|sqrt)[ \t]*[({{]?[ \t]*(?:{body})[ \t]*[)}}]?"
-    return f"(?:{body})"
-
-
-def _relation(row: Mapping[str, object], ignore_case: bool) -> Relation:
-    sides = row["sides"]
-    if not (isinstance(sides, list) and len(sides) == 2 and all(sides)):
-        raise ValueError("'sides' must be two non-empty lists of spellings")
-    alternatives = ["|".join(_side_regex(s) for s in side) for side in sides]
-    flags = re.I if ignore_case else 0
-    # left of "=": the side ends the text, not glued to a letter or digit before it
-    ends = tuple(re.compile(rf"(?<![A-Za-z0-9])(?:{a})[ \t]*\Z", flags) for a in alternatives)
-    # right of "=": the side begins the text, not glued to a letter or digit after it
-    starts = tuple(re.compile(rf"[ \t]*(?:{a})(?![A-Za-z0-9])", flags) for a in alternatives)
-    return Relation(str(row.get("reads", "")), ends, starts)  # type: ignore[arg-type]
-
-
-def _load_relations(path: Path = RELATIONS_FILE) -> dict[str, tuple[Relation, ...]]:
-    """The relation table by method name (``method_relations.json``); a broken entry or an
-    unknown method name is an error naming the file and the entry."""
-    known = {m.name for m in METHODS}
-    out: dict[str, tuple[Relation, ...]] = {}
-    for i, entry in enumerate(json.loads(path.read_text(encoding="utf-8"))["relations"]):
-        try:
-            name = entry["method"]
-            if name not in known:
-                raise ValueError(f"{name!r} is not a method of {METHODS_FILE.name}")
-            ignore_case = bool(entry.get("ignore_case", False))
-            out[name] = tuple(_relation(row, ignore_case) for row in entry["relations"])
-        except (KeyError, TypeError, ValueError, re.error) as exc:
-            raise ValueError(f"{path}: relation entry #{i + 1} ({entry!r:.60}): {exc}") from exc
-    return out
-
-
-RELATIONS: dict[str, tuple[Relation, ...]] = _load_relations()
-
-_METHOD_WORDS = (
-    "law laws equation equations formula formulas formulae method methods relation relations "
-    "relationship principle principles rule rules theorem model approach technique analysis "
-    "test plot criterion index procedure algorithm theory effect cycle function"
-).split()
-_STOP_WORDS = frozenset(
-    (
-        "the a an of for to in on at by with and or using use used apply applying applied "
-        "via from into its their your this that these those as is are be then than "
-        "calculate compute determine find estimate predict give show explain describe "
-        "based according first second order step steps value values over per "
-    ).split()
-    + _METHOD_WORDS
-)
-_METHOD_WORD_RE = re.compile(r"\b(?:" + "|".join(_METHOD_WORDS) + r")\b|=", re.I)
+_METHOD_WORD_RE = re.compile(r"\b(?:" + "|".join(METHOD_WORDS) + r")\b|=", re.I)
 _FORMULA_CHARS_RE = re.compile(r"[=×·*/^√∝+]|\\(?:frac|times|cdot|sqrt)")
 _SETTING_RE = re.compile(r"[A-Za-zα-ωΑ-Ω][\w′']{0,3}[ \t]*=[ \t]*[-+−]?[0-9.]+[^=]*")
 _CUES = phrases(
@@ -222,166 +83,6 @@ _CUES = phrases(
 )
 _CUE_RE = re.compile(rf"\b(?:{_CUES})[ \t]+(?:the[ \t]+|an?[ \t]+)?", re.I)
 _PHRASE_END_RE = re.compile(r"[.;:!?\n]|,[ \t]|[ \t]to[ \t]|[ \t]in[ \t]+order[ \t]+to\b")
-
-
-# ---- text normalisation for names and formulas
-
-_POSSESSIVE_RE = re.compile(r"['’ʼ`](?:s\b|(?!\w))")
-_NON_WORD_RE = re.compile(r"[\W_]+")
-
-
-def _name_text(text: str) -> str:
-    """Lower case, possessives dropped, punctuation and hyphens -> single spaces."""
-    t = _POSSESSIVE_RE.sub("", text.lower())
-    t = t.replace("'", "").replace("’", "")
-    return " " + _NON_WORD_RE.sub(" ", t).strip() + " "
-
-
-_LATEX_SYMBOLS = {
-    "lambda": "λ", "theta": "θ", "alpha": "α", "beta": "β", "gamma": "γ", "Gamma": "Γ",
-    "delta": "δ", "Delta": "Δ", "epsilon": "ε", "varepsilon": "ε", "eta": "η", "kappa": "κ",
-    "mu": "μ", "nu": "ν", "pi": "π", "rho": "ρ", "sigma": "σ", "Sigma": "Σ", "sum": "Σ",
-    "tau": "τ", "phi": "φ", "varphi": "φ", "Phi": "Φ", "chi": "χ", "omega": "ω",
-    "Omega": "Ω", "psi": "ψ", "partial": "∂", "propto": "∝", "approx": "=", "simeq": "=",
-    "sqrt": "√", "circ": "0", "degree": "0", "times": "×", "cdot": "·", "oint": "∮",
-    "sin": "sin", "cos": "cos", "tan": "tan", "ln": "ln", "log": "log", "exp": "exp",
-    "arcsin": "arcsin", "arccos": "arccos", "arctan": "arctan", "infty": "∞", "pm": "±",
-    "ell": "l", "hbar": "ħ", "nabla": "∇", "int": "∫", "to": "→", "rightarrow": "→",
-}  # fmt: skip
-_LATEX_COMMAND_RE = re.compile(r"\\([A-Za-z]+)")
-_FRAC_RE = re.compile(r"\\[dt]?frac[ \t]*\{([^{}]*)\}[ \t]*\{([^{}]*)\}")
-_FORMULA_CHAR_MAP = str.maketrans(
-    {
-        "−": "-", "–": "-", "—": "-", "÷": "/", "⁄": "/", "∕": "/", "≈": "=", "≅": "=",
-        "°": "0", "∘": "0", "⋅": "·", "∙": "·", "•": "·", "∗": "*", "′": "'", "’": "'",
-        "²": "^2", "³": "^3", "⁴": "^4", "¹": "^1", "⁰": "^0", "⁻": "^-", "⁺": "^+",
-        "₀": "0", "₁": "1", "₂": "2", "₃": "3", "₄": "4", "ₐ": "a", "ₑ": "e", "ₒ": "o",
-        "ₓ": "x", "ₘ": "m", "ₙ": "n", "ₖ": "k", "ₚ": "p", "ₛ": "s", "ₜ": "t", "ᵢ": "i",
-        "½": "1/2", "∑": "Σ", "µ": "μ", "ϕ": "φ", "ϑ": "θ", "ϵ": "ε", "$": " ",
-    }
-)  # fmt: skip
-
-
-_FORMULA_MAP_RE = re.compile("[" + re.escape("".join(chr(k) for k in _FORMULA_CHAR_MAP)) + "]")
-
-
-def _translate(text: str, table: Mapping[int, str | None], pattern: re.Pattern[str]) -> str:
-    """``text.translate(table)``, touching only the characters the table maps (one regex
-    pass: a long plain-ASCII response costs a scan, not a per-character lookup)."""
-    return pattern.sub(lambda m: table[ord(m.group())] or "", text)
-
-
-def _formula_text(text: str) -> str:
-    """LaTeX commands -> symbols (unknown ones dropped), ``\\frac{a}{b}`` -> ``(a)/(b)``,
-    Unicode variants -> one spelling. Spaces and brackets are kept."""
-    if "\\" in text:
-        text = _LATEX_COMMAND_RE.sub(
-            lambda m: (
-                m.group(0)
-                if m.group(1) in ("frac", "dfrac", "tfrac")
-                else _LATEX_SYMBOLS.get(m.group(1), " ")
-            ),
-            text,
-        )
-        for _ in range(3):
-            text = _FRAC_RE.sub(r"(\1)/(\2)", text)
-    return _translate(text, _FORMULA_CHAR_MAP, _FORMULA_MAP_RE)
-
-
-_GAP = r"[\s{}()\[\]·×*_^|,]*"
-_GAP_CHARS = frozenset(" \t\n\r{}()[]·×*_^|,")
-_FUNCTIONS = (
-    "arcsin",
-    "arccos",
-    "arctan",
-    "atan2",
-    "asin",
-    "acos",
-    "sqrt",
-    "sin",
-    "cos",
-    "tan",
-    "log",
-    "exp",
-    "ln",
-)
-
-
-def _formula_core(formula: str) -> str:
-    return "".join(ch for ch in _formula_text(formula) if ch not in _GAP_CHARS)
-
-
-@functools.lru_cache(maxsize=1024)
-def _formula_regex(formulas: tuple[str, ...]) -> re.Pattern[str] | None:
-    """One regex matching any of ``formulas`` (and each with its sides swapped), with the
-    ``_GAP`` characters allowed between any two characters; lower case, to be searched in
-    lower-cased text by ``_formula_search`` (no IGNORECASE flag and no leading assertion,
-    so the regex engine skips ahead on the first characters)."""
-    alternatives: list[str] = []
-    for formula in formulas:
-        core = _formula_core(formula).lower()
-        variants = [core]
-        if core.count("=") == 1:
-            left, right = core.split("=")
-            variants.append(f"{right}={left}")
-        for v in variants:
-            if len(v) >= 3:
-                alternatives.append(_GAP.join(re.escape(ch) for ch in v))
-    if not alternatives:
-        return None
-    body = "|".join(sorted(set(alternatives), key=len, reverse=True))
-    return re.compile(body)
-
-
-def _formula_search(regex: re.Pattern[str], lower: str, limit: int = 10_000) -> str | None:
-    """The first match in ``lower`` not glued to a Latin letter or digit before it, nor to
-    a Latin letter after it ("F = ma" is not found in "F = mass")."""
-    for k, m in enumerate(regex.finditer(lower)):
-        if k >= limit:
-            break
-        a, b = m.span()
-        before = lower[a - 1] if a else " "
-        after = lower[b] if b < len(lower) else " "
-        if not (before.isascii() and before.isalnum()) and not (
-            after.isascii() and after.isalpha()
-        ):
-            return m.group()
-    return None
-
-
-def _symbols(text: str) -> set[str]:
-    """Formula symbols of (formula-normalised) ``text``: function names and single letters,
-    taken from chunks that look like formula parts (English words of 5+ letters skipped)."""
-    out: set[str] = set()
-    for chunk in text.split():
-        if chunk.isalpha() and len(chunk) >= 5 and chunk.lower() not in _FUNCTIONS:
-            continue
-        low = chunk.lower()
-        for fn in _FUNCTIONS:
-            if fn in low:
-                out.add(fn)
-                low = low.replace(fn, " ")
-        out.update(ch for ch in low if ch.isalpha())
-    return out
-
-
-def _stem(word: str) -> str:
-    if len(word) > 7:
-        return word[:7]
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
-def _content_words(text: str) -> list[str]:
-    words = []
-    for w in _name_text(_formula_text(text)).split():
-        if w in _STOP_WORDS or w.isdigit() or (len(w) < 3 and not any(c.isdigit() for c in w)):
-            continue
-        stem = _stem(w)
-        if stem not in words:
-            words.append(stem)
-    return words
 
 
 # ---- the requirement
@@ -435,7 +136,7 @@ _METHOD_NAME_RES = {m.name: pattern for m, pattern in _METHOD_RES}
 @functools.lru_cache(maxsize=4096)
 def _methods_named(text: str) -> tuple[Method, ...]:
     """The known methods ``text`` names (cached: samples repeat the same requirements)."""
-    norm = _name_text(_formula_text(text))
+    norm = name_text(formula_text(text))
     return tuple(m for m, pattern in _METHOD_RES if _bounded(pattern, norm))
 
 
@@ -493,7 +194,7 @@ def _formula_part(text: str) -> str:
     tokens = text.split()
     k = 0
     while k < len(tokens) - 1 and "=" not in tokens[k] and tokens[k + 1] != "=":
-        if _name_text(tokens[k]).strip() not in _STOP_WORDS:
+        if name_text(tokens[k]).strip() not in STOP_WORDS:
             break
         k += 1
     return " ".join(tokens[k:])
@@ -573,8 +274,8 @@ class _ResponseView:
     _equations: list[tuple[str, str]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self.formula = _formula_text(self.raw)
-        self.names = _name_text(self.formula)
+        self.formula = formula_text(self.raw)
+        self.names = name_text(self.formula)
         self.lower = self.formula.lower()
 
     def equations(self) -> list[tuple[str, str]]:
@@ -633,9 +334,9 @@ def _method_evidence(method: Method, view: _ResponseView) -> str | None:
         )  # fmt: skip
     if m:
         return f"{method.name} named ({m.group().strip()!r})"
-    regex = _formula_regex(method.formulas)
+    regex = formula_regex(method.formulas)
     if regex is not None:
-        f = _formula_search(regex, view.lower)
+        f = formula_search(regex, view.lower)
         if f:
             return f"{method.name} formula {clip(f, 30)!r}"
     return _relation_evidence(method, view)
@@ -661,12 +362,12 @@ def _relation_evidence(method: Method, view: _ResponseView) -> str | None:
 
 def _literal_evidence(alt: str, view: _ResponseView) -> str | None:
     if _FORMULA_CHARS_RE.search(alt):
-        regex = _formula_regex((alt,))
+        regex = formula_regex((alt,))
         if regex is not None:
-            f = _formula_search(regex, view.lower)
+            f = formula_search(regex, view.lower)
             if f:
                 return f"formula {clip(f, 30)!r}"
-    words = _content_words(alt)
+    words = content_words(alt)
     if not words:
         return None
     need = len(words) if len(words) < 4 else len(words) - 1
@@ -694,14 +395,14 @@ def _span_evidence(item: _Item, span: str) -> str | None:
     strict = _item_evidence(item, view)
     if strict:
         return strict
-    symbols = _symbols(view.formula) if "=" in view.formula else set()
+    symbols = formula_symbols(view.formula) if "=" in view.formula else set()
     formulas = [f for m in item.methods for f in m.formulas] + item.formulas()
     for formula in formulas:
-        need = _symbols(_formula_text(formula))
+        need = formula_symbols(formula_text(formula))
         if need and need <= symbols:
             return f"rearranged formula {clip(formula, 30)!r} ({len(need)} symbols)"
     for alt in item.alternatives:
-        words = _content_words(alt)
+        words = content_words(alt)
         if not words:
             continue
         pattern = re.compile("|".join(re.escape(w) for w in words))
