@@ -1,6 +1,6 @@
 """Checkers of the RDKit-scored chemistry constraints of the SciMIF catalogue.
 
-``chemistry_unit_consistency`` is not here (see the units module). The molecule a response
+``chemistry_unit_consistency`` is not here (``unit_check.py``). The molecule a response
 gives is found by ``molecules.find_molecule`` (its docstring: where a molecule is looked
 for, which one is chosen, the bounds, the optional LLM extraction). Counting follows
 TOMG-Bench (the source of the molcustom tasks) on the RDKit molecule as parsed from SMILES
@@ -8,11 +8,8 @@ TOMG-Bench (the source of the molcustom tasks) on the RDKit molecule as parsed f
 fragment of a salt or mixture ("CC(=O)[O-].[Na+]") counted.
 
 Requirements are read from the parameters first and, when none can be read there, from the
-question. A requirement that cannot be read from either -> unscored, with why. Counts are
-written as digits or words ("5", "five", "a", "no"), with a bound: "exactly" / "only" / none
-(=), "at least" / "no fewer than" / "a minimum of" / "N or more" (>=), "at most" / "no more
-than" / "up to" / "N or fewer" (<=), "more than N" (>= N+1), "fewer / less than N"
-(<= N-1); "no X", "without X", "free of X" mean 0. "X: N" / "X = N" is read too.
+question (``count_requirements.py``: how counts and bounds are written). A requirement that
+cannot be read from either -> unscored, with why.
 
 Decisions (one per constraint):
 
@@ -65,16 +62,27 @@ Each reason names the molecule and every count checked, e.g. ``C5H9BrO2 (SMILES
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, insort
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from rdkit import Chem, rdBase
 from rdkit.Chem import rdMolDescriptors
 
 from sci_tasks.metrics.constraints import smarts
 from sci_tasks.metrics.constraints.base import CheckInput, register, register_judged
+from sci_tasks.metrics.constraints.count_requirements import (
+    CMP,
+    POST,
+    Parsed,
+    Requirement,
+    check_line,
+    forward_count,
+    negative_count,
+    parse_counts,
+    requirement_texts,
+    reverse_count,
+)
 from sci_tasks.metrics.constraints.judged import STEPS
 from sci_tasks.metrics.constraints.methods import check_method
 from sci_tasks.metrics.constraints.molecule_tokens import FORMAT_WORDS, FORMATS, Candidate
@@ -83,178 +91,10 @@ from sci_tasks.metrics.constraints.text import (
     NUMBER_WORD,
     clean_parameters,
     clip,
-    parse_int,
     phrases,
 )
 from sci_tasks.metrics.constraints.unit_check import check_units
 from sci_tasks.metrics.verdict import Verdict
-
-# --------------------------------------------------------------------------- requirements
-
-
-@dataclass(frozen=True)
-class Requirement:
-    """One count requirement: ``key`` (an element symbol, "heavy", a bond type, a group)
-    compared with ``n`` by ``op`` ("==", ">=", "<=")."""
-
-    key: str
-    op: str
-    n: int
-    written: str  # as written
-    position: int = 0  # where it was written
-
-    def holds(self, have: int) -> bool:
-        if self.op == ">=":
-            return have >= self.n
-        if self.op == "<=":
-            return have <= self.n
-        return have == self.n
-
-    @property
-    def need(self) -> str:
-        word = {"==": "exactly", ">=": "at least", "<=": "at most"}[self.op]
-        return f"{word} {self.n}"
-
-
-_WS = r"[ \t]+"
-_CMP = (
-    r"(?:exactly|precisely|only|just|at[ \t]+least|at[ \t]+most|no[ \t]+more[ \t]+than|"
-    r"no[ \t]+fewer[ \t]+than|no[ \t]+less[ \t]+than|not[ \t]+more[ \t]+than|"
-    r"not[ \t]+fewer[ \t]+than|not[ \t]+less[ \t]+than|more[ \t]+than|greater[ \t]+than|"
-    r"fewer[ \t]+than|less[ \t]+than|up[ \t]+to|(?:a[ \t]+)?minimum[ \t]+of|"
-    r"(?:a[ \t]+)?maximum[ \t]+of|a[ \t]+total[ \t]+of|in[ \t]+total|total[ \t]+of|over|"
-    r"under|>=|<=|≥|≤|>|<|=)"
-)
-_NUM = rf"(?:{NUMBER_WORD}|an?|no)"
-_POST = r"(?:[ \t]+or[ \t]+(?P<post>more|greater|above|fewer|less|below))?"
-_NEG = (
-    r"(?:without|free[ \t]+of|lacking|(?:does|do|must|should|will)[ \t]+not[ \t]+"
-    r"(?:contain|have|include)|not[ \t]+containing)(?:[ \t]+(?:any|an?))?"
-)
-
-
-def _bound(cmp: str | None, number: str, post: str | None) -> tuple[str, int] | None:
-    """(op, n) from a comparator, a count and an "or more / or fewer" tail."""
-    token = number.strip().lower()
-    n = {"a": 1, "an": 1, "no": 0}.get(token)
-    if n is None:
-        n = parse_int(token)
-    if n is None:
-        return None
-    c = " ".join((cmp or "").lower().split())
-    if post:
-        return (">=" if post.lower() in ("more", "greater", "above") else "<="), n
-    if c in ("at least", "no fewer than", "no less than", "not fewer than", "not less than"):
-        return ">=", n
-    if c in ("minimum of", "a minimum of", ">=", "≥"):
-        return ">=", n
-    if c in ("more than", "greater than", "over", ">"):
-        return ">=", n + 1
-    if c in ("at most", "no more than", "not more than", "up to", "maximum of"):
-        return "<=", n
-    if c in ("a maximum of", "<=", "≤"):
-        return "<=", n
-    if c in ("fewer than", "less than", "under", "<"):
-        return ("<=", n - 1) if n > 0 else None
-    return "==", n
-
-
-@dataclass
-class _Parsed:
-    requirements: list[Requirement]  # in the order written
-    spans: list[tuple[int, int]]
-    _index: tuple[list[int], list[int]] | None = field(default=None, repr=False)
-
-    def add(self, key: str, bound: tuple[str, int] | None, m: re.Match[str]) -> None:
-        if bound is None:
-            return
-        req = Requirement(key, bound[0], bound[1], " ".join(m.group().split()), m.start())
-        if all((r.key, r.op, r.n) != (req.key, req.op, req.n) for r in self.requirements):
-            insort(self.requirements, req, key=lambda r: r.position)  # stable, as a sort
-        self.spans.append(m.span())
-        self._index = None
-
-    def covers(self, span: tuple[int, int]) -> bool:
-        """Whether ``span`` overlaps a span read as a requirement: a binary search over the
-        spans sorted by start with the running maximum of their ends (each call is
-        logarithmic, so checking every unknown word of a long text stays linear)."""
-        if self._index is None:
-            ordered = sorted(self.spans)
-            reach, top = [], -1
-            for _, e in ordered:
-                top = max(top, e)
-                reach.append(top)
-            self._index = ([st for st, _ in ordered], reach)
-        starts, reach = self._index
-        a, b = span
-        k = bisect_left(starts, b)  # spans starting before b
-        return k > 0 and reach[k - 1] > a
-
-
-def _forward(keys: str, between: str = "") -> re.Pattern[str]:
-    """ "[bound] N [or more] <key>": the usual way counts are written."""
-    return re.compile(
-        rf"(?<![\w.])(?:(?P<cmp>{_CMP})[ \t]*)?(?P<n>{_NUM})(?![\w.]){_POST}{_WS}"
-        rf"{between}(?P<key>{keys})",
-        re.I,
-    )
-
-
-def _reverse(keys: str) -> re.Pattern[str]:
-    """ "<key>: N", "<key> = N", "<key> count is at least N"."""
-    return re.compile(
-        rf"(?<![\w])(?P<key>{keys})(?:[ \t]+(?:count|number))?[ \t]*"
-        rf"(?:[:=]|\bis\b|\bequals?\b|\bshould[ \t]+be\b|\bmust[ \t]+be\b)[ \t]*"
-        rf"(?:(?P<cmp>{_CMP})[ \t]*)?(?P<n>[0-9]+)(?![\w.])",
-        re.I,
-    )
-
-
-def _negative(keys: str, between: str = "") -> re.Pattern[str]:
-    """ "without (any) <key>", "free of <key>": zero."""
-    return re.compile(rf"(?<![\w])(?:{_NEG}){_WS}{between}(?P<key>{keys})", re.I)
-
-
-def _parse(
-    text: str,
-    patterns: Iterable[re.Pattern[str]],
-    key_of: Callable[[re.Match[str]], str | None],
-) -> _Parsed:
-    parsed = _Parsed([], [])
-    for pattern in patterns:
-        negative = "n" not in pattern.groupindex
-        for k, m in enumerate(pattern.finditer(text)):
-            if k >= 200:
-                break
-            key = key_of(m)
-            if key is None:
-                continue
-            if negative:
-                parsed.add(key, ("==", 0), m)
-            else:
-                parsed.add(key, _bound(m.group("cmp"), m.group("n"), m.groupdict().get("post")), m)
-    return parsed
-
-
-def _requirement_texts(inp: CheckInput) -> list[tuple[str, str]]:
-    params = clean_parameters(inp.parameters)
-    texts = [(params, "parameters")] if params else []
-    if inp.question and inp.question.strip():
-        texts.append((inp.question, "question"))
-    return texts
-
-
-def _check_line(pairs: Sequence[tuple[str, int, Requirement | None]]) -> tuple[bool, str]:
-    """(all hold, "C=5 ok, Br=2 (need exactly 1)")."""
-    parts, ok = [], True
-    for label, have, req in pairs:
-        if req is None or req.holds(have):
-            parts.append(f"{label}={have} ok")
-        else:
-            ok = False
-            parts.append(f"{label}={have} (need {req.need})")
-    return ok, ", ".join(parts)
-
 
 # --------------------------------------------------------------------------- molecules
 
@@ -268,7 +108,7 @@ _FORMAT_RES = {
 def required_formats(inp: CheckInput) -> tuple[tuple[str, ...], str]:
     """The molecule formats the parameters name, else the question names, else all three;
     and where that was read ("parameters" / "question" / "")."""
-    for text, source in _requirement_texts(inp):
+    for text, source in requirement_texts(inp):
         named = tuple(f for f in FORMATS if _FORMAT_RES[f].search(text))
         if named:
             return named, source
@@ -381,8 +221,8 @@ _NAME_KEY = rf"(?P<name>{_NAMES})s?(?![a-z]){_ATOMS}?"
 _SYM_BARE = rf"(?-i:(?P<sym>{_SYMS}))(?![A-Za-z]){_ATOMS}?"
 _SYM_ATOMS = rf"(?-i:(?P<sym>{_SYMS})){_ATOMS}"
 _TOTAL_RE = re.compile(
-    rf"(?<![\w])(?:a[ \t]+)?total[ \t]+(?:number[ \t]+)?of[ \t]+(?:(?P<cmp>{_CMP})[ \t]+)?"
-    rf"(?P<n>{NUMBER_WORD}){_POST}[ \t]+(?:heavy[ \t]+|non-?hydrogen[ \t]+)?atoms?(?![a-z])",
+    rf"(?<![\w])(?:a[ \t]+)?total[ \t]+(?:number[ \t]+)?of[ \t]+(?:(?P<cmp>{CMP})[ \t]+)?"
+    rf"(?P<n>{NUMBER_WORD}){POST}[ \t]+(?:heavy[ \t]+|non-?hydrogen[ \t]+)?atoms?(?![a-z])",
     re.I,
 )
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
@@ -423,11 +263,11 @@ def _atom_key(m: re.Match[str]) -> str | None:
     return "heavy" if "total" in m.group().lower() else None
 
 
-def _atom_requirements(text: str, in_parameters: bool) -> tuple[_Parsed, bool, str]:
+def _atom_requirements(text: str, in_parameters: bool) -> tuple[Parsed, bool, str]:
     """(requirements, the heavy-atom list is closed, an unknown element word or "")."""
     formula = _FORMULA_RE.search(text.translate(_SUBSCRIPTS))
     if formula:
-        parsed = _Parsed([], [formula.span()])
+        parsed = Parsed([], [formula.span()])
         counts: Counter[str] = Counter()
         for sym, digits in _FORMULA_PART_RE.findall(formula.group("formula")):
             if sym not in _SYMBOLS:
@@ -441,8 +281,13 @@ def _atom_requirements(text: str, in_parameters: bool) -> tuple[_Parsed, bool, s
             return parsed, True, ""
     sym = _SYM_BARE if in_parameters else _SYM_ATOMS
     keys = rf"{_HEAVY}|{_NAME_KEY}|{sym}"
-    patterns = [_forward(keys), _TOTAL_RE, _reverse(keys), _negative(rf"{_NAME_KEY}|{_SYM_ATOMS}")]
-    parsed = _parse(text, patterns, _atom_key)
+    patterns = [
+        forward_count(keys),
+        _TOTAL_RE,
+        reverse_count(keys),
+        negative_count(rf"{_NAME_KEY}|{_SYM_ATOMS}"),
+    ]
+    parsed = parse_counts(text, patterns, _atom_key)
     unknown = ""
     for m in _UNKNOWN_ATOM_RE.finditer(text):
         word = m.group("word").lower()
@@ -473,8 +318,8 @@ def _hydrogens(mol: Chem.Mol) -> int:
 
 @register("chemistry_atom_count_constraint")
 def atom_count_constraint(inp: CheckInput) -> Verdict:
-    found: tuple[_Parsed, bool, str, str] | None = None
-    for text, source in _requirement_texts(inp):
+    found: tuple[Parsed, bool, str, str] | None = None
+    for text, source in requirement_texts(inp):
         parsed, closed, unknown = _atom_requirements(text, source == "parameters")
         if unknown:
             return Verdict.unscored(f"unknown element in the {source}: {unknown!r}")
@@ -502,7 +347,7 @@ def atom_count_constraint(inp: CheckInput) -> Verdict:
             pairs.append(("H", _hydrogens(mol.mol), req))
         else:
             pairs.append((req.key, heavy.get(req.key, 0), req))
-    ok, line = _check_line(pairs)
+    ok, line = check_line(pairs)
     if closed:
         listed = {r.key for r in parsed.requirements}
         others = sorted(sym for sym in heavy if sym not in listed)
@@ -534,8 +379,8 @@ _BOND_REVERSE_KEY = (
     rf"|(?P<bare>(?:number[ \t]+of[ \t]+)?{_ANY_BOND})"
 )
 _TOTAL_BONDS_RE = re.compile(
-    rf"(?<![\w])(?:a[ \t]+)?total[ \t]+(?:number[ \t]+)?of[ \t]+(?:(?P<cmp>{_CMP})[ \t]+)?"
-    rf"(?P<n>{NUMBER_WORD}){_POST}[ \t]+{_ANY_BOND}",
+    rf"(?<![\w])(?:a[ \t]+)?total[ \t]+(?:number[ \t]+)?of[ \t]+(?:(?P<cmp>{CMP})[ \t]+)?"
+    rf"(?P<n>{NUMBER_WORD}){POST}[ \t]+{_ANY_BOND}",
     re.I,
 )
 _UNKNOWN_BOND_RE = re.compile(
@@ -552,14 +397,14 @@ def _bond_key(m: re.Match[str]) -> str | None:
     return "total"
 
 
-def _bond_requirements(text: str) -> tuple[_Parsed, str]:
+def _bond_requirements(text: str) -> tuple[Parsed, str]:
     patterns = [
-        _forward(_BOND_KEY),
+        forward_count(_BOND_KEY),
         _TOTAL_BONDS_RE,
-        _reverse(_BOND_REVERSE_KEY),
-        _negative(r"(?P<type>single|double|triple|aromatic|rotatable)[ \t-]+bonds?(?![a-z])"),
+        reverse_count(_BOND_REVERSE_KEY),
+        negative_count(r"(?P<type>single|double|triple|aromatic|rotatable)[ \t-]+bonds?(?![a-z])"),
     ]
-    parsed = _parse(text, patterns, _bond_key)
+    parsed = parse_counts(text, patterns, _bond_key)
     for m in _UNKNOWN_BOND_RE.finditer(text):
         if not parsed.covers(m.span()):
             return parsed, m.group().strip()
@@ -583,14 +428,14 @@ class _CountCheck:
     """The bond and group checks: the first requirement text (parameters, else question)
     that states counts (``read``), then the answer molecule's ``count`` of each key."""
 
-    read: Callable[[str], tuple[_Parsed, str]]
+    read: Callable[[str], tuple[Parsed, str]]
     not_understood: str  # message template with {source} and {unknown}
     what: str
     count: Callable[[Chem.Mol, str], int]
 
     def __call__(self, inp: CheckInput) -> Verdict:
-        found: _Parsed | None = None
-        for text, source in _requirement_texts(inp):
+        found: Parsed | None = None
+        for text, source in requirement_texts(inp):
             parsed, unknown = self.read(text)
             if unknown and (parsed.requirements or source == "parameters"):
                 return Verdict.unscored(self.not_understood.format(source=source, unknown=unknown))
@@ -607,7 +452,7 @@ class _CountCheck:
             return verdict
         assert mol is not None and mol.mol is not None
         counts = [(r.key, self.count(mol.mol, r.key), r) for r in found.requirements]
-        ok, line = _check_line(counts)
+        ok, line = check_line(counts)
         return Verdict.of(ok, f"{_about(mol)}: {line}")
 
 
@@ -670,13 +515,13 @@ def _group_key(m: re.Match[str]) -> str | None:
     return group.name if group else None
 
 
-def _group_requirements(text: str) -> tuple[_Parsed, str]:
+def _group_requirements(text: str) -> tuple[Parsed, str]:
     patterns = [
-        _forward(_GROUP_KEY, _GROUP_BETWEEN),
-        _reverse(rf"(?:number[ \t]+of[ \t]+)?{_GROUP_KEY}"),
-        _negative(_GROUP_KEY),
+        forward_count(_GROUP_KEY, _GROUP_BETWEEN),
+        reverse_count(rf"(?:number[ \t]+of[ \t]+)?{_GROUP_KEY}"),
+        negative_count(_GROUP_KEY),
     ]
-    parsed = _parse(text, patterns, _group_key)
+    parsed = parse_counts(text, patterns, _group_key)
     for m in _UNKNOWN_GROUP_RE.finditer(text):
         what = m.group("what").lower().split()
         if what[0] in _VAGUE_GROUP_WORDS or parsed.covers(m.span()):
