@@ -31,9 +31,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sci_tasks.metrics.judge import JudgeClient, JudgeRequest, prefetch
+from sci_tasks.metrics.judge import JudgeClient, JudgeRequest, client_for
 from sci_tasks.metrics.reply import OBJECT_START, decode_at
 from sci_tasks.prompts import render, version
+from sci_tasks.run_settings import NO_SETTINGS, RunSettings
 
 MATCH_TEMPLATE = "judge/rubric_match.jinja"
 WEIGHT_TOTAL = 10.0
@@ -271,11 +272,14 @@ def _values(s: Structural) -> dict[str, Any]:
 # --- lm-eval hooks -----------------------------------------------------------------------------
 
 
-def process_results(doc: dict[str, Any], results: list[str | None]) -> dict[str, Any]:
+def process_results(
+    doc: dict[str, Any], results: list[str | None], settings: RunSettings = NO_SETTINGS
+) -> dict[str, Any]:
     """Per-rubric values (each with its domain, for the macro average); the full record
-    (points, weights, match matrix, judge) in ``record`` only."""
+    (points, weights, match matrix, judge) in ``record`` only. ``settings``: the task's judge
+    (``sci_tasks.task.SciTask``)."""
     response = results[0] if results else ""
-    record = score_rubric(doc, response, prefetch.judge_in_force(doc, response))
+    record = score_rubric(doc, response, client_for(settings.judge))
     domain = record["domain"]
     return {
         "rr": {"value": record["rr"], "domain": domain},

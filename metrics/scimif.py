@@ -25,7 +25,7 @@ no constraint has that source.
 
 Scientific correctness is graded separately (A correct / B incorrect / C not attempted or
 invalid; only A counts) and crossed with ISR: CF, CV, IF, IV, phi, Jaccard, chi-square. The
-grader is the correctness judge role (``judges.correctness_of``): by default the constraint
+grader is the correctness judge role (``RunSettings.grader``): by default the constraint
 judge with the project's JSON prompt (``json_grade``); or CompassVerifier's own protocol
 (``compass_verifier``, ``compass_verifier_cot``), as the authors' released correctness
 script grades: its documented prompt, a free-text reply read as that script reads it
@@ -40,10 +40,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sci_tasks.metrics.constraints.registry import CheckInput, ConstraintResult, evaluate
-from sci_tasks.metrics.judge import JudgeClient, JudgeRequest, prefetch
+from sci_tasks.metrics.judge import JudgeClient, JudgeRequest, client_for
 from sci_tasks.metrics.judge.client import ReplyError
 from sci_tasks.metrics.judge.usage import CORRECTNESS
 from sci_tasks.prompts import render, version
+from sci_tasks.run_settings import NO_SETTINGS, RunSettings
 
 Scores = Sequence[float | None]  # one sample's constraint scores, None = unscored
 Log = Sequence[Mapping[str, Any]]  # one sample's constraint verdicts as logged (see below)
@@ -301,11 +302,13 @@ def crossing(pairs: Iterable[tuple[float | None, float | None]]) -> dict[str, fl
 # --- lm-eval hooks -----------------------------------------------------------------------
 
 
-def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
+def process_results(
+    doc: dict[str, Any], results: list[str], settings: RunSettings = NO_SETTINGS
+) -> dict[str, Any]:
     """Per-sample values for lm-eval: numbers for the mean metrics (NaN = no value, read by
     ``nanmean``), the parts each ratio needs, and the sample's detail (every constraint's
     verdict, the correctness grade) in ``record`` only, which the samples log shows."""
-    judge = prefetch.judge_in_force(doc, results[0])  # sends the task's judge calls at once
+    judge = client_for(settings.judge)  # the task's judges (sci_tasks.task.SciTask)
     verdicts = score_sample(doc, results[0], judge)
     log = constraint_log(doc, verdicts)
     scores = scores_of(log)
@@ -315,8 +318,8 @@ def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
         by_source[f"drfr_{source}"] = _drfr_parts(scores_of(log, source))
         failed = scores_unscored_as_fail(log, source)
         by_source[f"drfr_{source}_unscored_as_fail"] = _drfr_parts(failed)
-    protocol, grader = prefetch.correctness_judge_of(doc)
-    correctness = grade_correctness(doc, results[0], grader, protocol)
+    protocol, grader = settings.grader()
+    correctness = grade_correctness(doc, results[0], client_for(grader), protocol)
     return {
         "correct": _number(correctness["score"]),
         "csr": _number(sample_csr(scores)),

@@ -22,8 +22,9 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-from sci_tasks.images import budget_of
+from sci_tasks.data.spm_bench import DEFAULT_SIP_GAMMA, DEFAULT_SIP_LAMBDA, sip_parameters
 from sci_tasks.metrics.spm_parse import parse_response
+from sci_tasks.run_settings import NO_SETTINGS, RunSettings
 
 SIP_LAMBDA = 0.6
 SIP_GAMMA = 6.0
@@ -115,9 +116,13 @@ def count_tokens(text: str | None) -> int:
 # --- lm-eval hooks -------------------------------------------------------------------------
 
 
-def score(doc: Mapping[str, Any], response: str | None) -> dict[str, Any]:
+def score(
+    doc: Mapping[str, Any], response: str | None, settings: RunSettings = NO_SETTINGS
+) -> dict[str, Any]:
     """One question's record: what was read from the reply and its scores. ``response`` is
-    the normalised reply (``metrics.reply.NormaliseReply``: reasoning already removed).
+    the normalised reply (``metrics.reply.NormaliseReply``: reasoning already removed);
+    ``settings``: the task's (its SIP-F1 parameters, default 0.6 / 6; its image budget is
+    recorded).
 
     Logged with ``--log_samples`` (as the ``record`` entry) so a report can be built from
     the samples files alone.
@@ -125,7 +130,10 @@ def score(doc: Mapping[str, Any], response: str | None) -> dict[str, Any]:
     parsed = parse_response(response, doc["labels"])
     gold = list(doc["answer"])
     pred = list(parsed.labels)
-    lam, gamma = float(doc["sip_lambda"]), float(doc["sip_gamma"])
+    options = settings.options
+    lam, gamma = sip_parameters(
+        options.get("sip_lambda", DEFAULT_SIP_LAMBDA), options.get("sip_gamma", DEFAULT_SIP_GAMMA)
+    )
     return {
         "id": doc["id"],
         "technique": doc["technique"],
@@ -144,14 +152,16 @@ def score(doc: Mapping[str, Any], response: str | None) -> dict[str, Any]:
         "sip_gamma": gamma,
         "output_tokens": count_tokens(response),
         "bundled_sample": bool(doc.get("bundled_sample")),
-        "image_budget": budget_of(doc).fields(),
+        "image_budget": settings.image_budget.fields(),
     }
 
 
-def process_results(doc: dict[str, Any], results: list[str | None]) -> dict[str, Any]:
+def process_results(
+    doc: dict[str, Any], results: list[str | None], settings: RunSettings = NO_SETTINGS
+) -> dict[str, Any]:
     """Per-question values for every metric of the task YAML: numbers for the means, the
     parts Delta and ECE need, and the question's full record in ``record`` only."""
-    record = score(doc, results[0] if results else "")
+    record = score(doc, results[0] if results else "", settings)
     return {
         "em": record["em"],
         "spc": record["spc"],

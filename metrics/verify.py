@@ -25,11 +25,12 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sci_tasks.images import budget_of, judge_files
-from sci_tasks.metrics.judge import JudgeClient, JudgeReply, JudgeRequest, prefetch
+from sci_tasks.images import NO_BUDGET, ImageBudget, judge_files
+from sci_tasks.metrics.judge import JudgeClient, JudgeReply, JudgeRequest, client_for
 from sci_tasks.metrics.verdict import Verdict
 from sci_tasks.metrics.verify_parse import VerifyParse, parse_verification
 from sci_tasks.prompts import render, version
+from sci_tasks.run_settings import NO_SETTINGS, RunSettings
 
 EXPLANATION_TEMPLATE = "judge/verify_explanation.jinja"
 EDIT_TEMPLATE = "judge/verify_edit.jinja"
@@ -98,7 +99,9 @@ def edit_images(doc: Mapping[str, Any]) -> list[str]:
     return [*(doc.get("source_images") or []), *doc["images"]]
 
 
-def edit_request(doc: Mapping[str, Any], parsed: VerifyParse) -> JudgeRequest:
+def edit_request(
+    doc: Mapping[str, Any], parsed: VerifyParse, budget: ImageBudget = NO_BUDGET
+) -> JudgeRequest:
     context = {
         "instruction": doc["instruction"],
         "reference": doc["edit"] or "",
@@ -107,7 +110,7 @@ def edit_request(doc: Mapping[str, Any], parsed: VerifyParse) -> JudgeRequest:
         "n_candidate": len(doc["images"]),
     }
     # the judge gets exactly the pixels the model got: the task's image budget, applied once
-    images = judge_files(edit_images(doc), budget_of(doc))
+    images = judge_files(edit_images(doc), budget)
     return JudgeRequest(
         render(EDIT_TEMPLATE, context), EDIT_SCHEMA, version(EDIT_TEMPLATE), images=tuple(images)
     )
@@ -124,9 +127,13 @@ def _judged(reply: JudgeReply, key: str, yes: str, no: str) -> tuple[Verdict, st
 
 
 def score_sample(
-    doc: Mapping[str, Any], response: str | None, judge: JudgeClient | None = None
+    doc: Mapping[str, Any],
+    response: str | None,
+    judge: JudgeClient | None = None,
+    budget: ImageBudget = NO_BUDGET,
 ) -> dict[str, Any]:
-    """One sample's record: what was read from the reply and the three cascade scores."""
+    """One sample's record: what was read from the reply and the three cascade scores (the
+    edit judge sees the images within the run's ``budget``, as the model did)."""
     parsed = parse_verification(response)
     label = bool(doc["label"])
     right = judgement_score(label, parsed.judgement) == 1.0
@@ -150,7 +157,7 @@ def score_sample(
     if needs_e:
         requests.append(explanation_request(doc, parsed))
     if needs_i:
-        requests.append(edit_request(doc, parsed))
+        requests.append(edit_request(doc, parsed, budget))
 
     e_judge = i_judge = None
     if requests and judge is None:
@@ -185,19 +192,22 @@ def score_sample(
         "acc_i_reason": i_verdict.reason if i_verdict else "positive sample: edit not scored",
         "acc_i_judge": i_judge,
         "bundled_sample": bool(doc.get("bundled_sample")),
-        "image_budget": budget_of(doc).fields(),
+        "image_budget": budget.fields(),
     }
 
 
 # --- lm-eval hooks -----------------------------------------------------------------------------
 
 
-def process_results(doc: dict[str, Any], results: list[str | None]) -> dict[str, Any]:
+def process_results(
+    doc: dict[str, Any], results: list[str | None], settings: RunSettings = NO_SETTINGS
+) -> dict[str, Any]:
     """Per-sample values for the task YAML's metrics: plain numbers for Acc_a and Acc_e (None
     = unscored), Acc_i with whether the sample counts, and the full record (read by
-    ``sci_tasks.report.scigen_verify``) in ``record`` only."""
+    ``sci_tasks.report.scigen_verify``) in ``record`` only. ``settings``: the task's judge
+    and image budget (``sci_tasks.task.SciTask``)."""
     response = results[0] if results else ""
-    record = score_sample(doc, response, prefetch.judge_in_force(doc, response))
+    record = score_sample(doc, response, client_for(settings.judge), settings.image_budget)
     negative = not record["label"]
     return {
         "acc_a": record["acc_a"],

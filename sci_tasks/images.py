@@ -12,9 +12,11 @@ run's ``--metadata``; both are off by default, so local backends see full resolu
   every image as PNG; the judge gets the PNG files written here), shrinking further until
   it fits. PNG is lossless, so only the size changes, never the colours.
 
-The model (``doc_to_image`` hooks) and the judge (``judge_file``) get the same pixels.
-Each document carries its task's budget (``max_image_pixels`` / ``max_image_bytes``
-fields), so the budget is in the samples log and a re-score applies the run's budget.
+The model (the task's ``doc_to_image``: ``sci_tasks.task.SciTask``) and the judge
+(``judge_file``) get the same pixels. The budget is a run setting
+(``sci_tasks.run_settings.RunSettings.image_budget``), resolved once per task from its
+metadata, never a document field: it is in the results' task ``configs`` metadata and each
+scored record's ``image_budget``, and a re-score applies the run's budget.
 """
 
 from __future__ import annotations
@@ -32,7 +34,9 @@ from typing import Any
 from PIL import Image
 
 from sci_tasks.cache import cache_root
-from sci_tasks.run_settings import BYTES_KEY, PIXELS_KEY
+
+PIXELS_KEY = "max_image_pixels"  # the options (task metadata) that set the budget
+BYTES_KEY = "max_image_bytes"
 
 MIN_BYTES = 1024  # room for a small PNG: a lower limit is a typo, not a budget
 _SHRINK_STEPS = 16  # each step aims below the limit; PNG size follows the pixel count
@@ -57,13 +61,11 @@ class ImageBudget:
         )
 
     def fields(self) -> dict[str, int | None]:
-        """The document fields (and samples-log entry) that carry the budget."""
+        """The budget as its options (a scored record's ``image_budget`` entry)."""
         return {PIXELS_KEY: self.max_pixels, BYTES_KEY: self.max_bytes}
 
 
-def budget_of(doc: Mapping[str, Any]) -> ImageBudget:
-    """The budget a loaded document carries (documents saved before budgets existed: none)."""
-    return ImageBudget.from_settings(doc)
+NO_BUDGET = ImageBudget()
 
 
 def _limit(value: Any, name: str, minimum: int) -> int | None:
@@ -120,13 +122,13 @@ def fit(image: Image.Image, budget: ImageBudget) -> Image.Image:
     return image
 
 
-def open_image(path: str, budget: ImageBudget) -> Image.Image:
+def open_image(path: str, budget: ImageBudget = NO_BUDGET) -> Image.Image:
     """One image for the model: RGB, within the budget."""
     with Image.open(path) as img:
         return fit(img.convert("RGB"), budget)
 
 
-def open_images(paths: Sequence[str], budget: ImageBudget) -> list[Image.Image]:
+def open_images(paths: Sequence[str], budget: ImageBudget = NO_BUDGET) -> list[Image.Image]:
     return [open_image(p, budget) for p in paths]
 
 

@@ -4,10 +4,13 @@
 
 Reads every ``results_<ts>.json`` under ``run_dir`` with its ``samples_<task>_<ts>.jsonl``
 files (written with ``--log_samples``, also from ``--predict_only`` runs), re-runs each
-sci-tasks task's own ``process_results`` and aggregations (lm-eval's task and group objects,
-built through ``TaskManager``) on the saved documents and responses, with the chosen judge
-put in each document (``judges.with_judge``), and writes results and samples files
-in lm-eval's format under ``<run_dir>/scores/<judge>/``. Another judge writes next to it.
+sci-tasks task's own scorer and aggregations (lm-eval's task and group objects, built
+through ``TaskManager``) on the saved documents and responses, with the run's settings as
+the results record them (the task's ``configs`` metadata: image budget, scorer parameters)
+and the chosen judges in place of the run's (``sci_tasks.run_settings.RunSettings``, handed
+to the scorer beside each document, as ``sci_tasks.task.SciTask`` does), and writes results
+and samples files in lm-eval's format under ``<run_dir>/scores/<judge>/``. Another judge
+writes next to it.
 Standard lm-eval tasks in the same run are carried over unchanged and marked so.
 """
 
@@ -16,7 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -36,6 +39,8 @@ from sci_tasks.data.locate import samples_dir
 from sci_tasks.metrics import judge as judges
 from sci_tasks.metrics.judge import CorrectnessJudge, JudgeConfig
 from sci_tasks.metrics.judge import usage as judge_usage
+from sci_tasks.outputs import jsonl_line, write_json
+from sci_tasks.run_settings import RunSettings
 
 log = logging.getLogger("sci_tasks.score")
 _RESULTS = re.compile(r"^results_(?P<ts>.+)\.json$")
@@ -43,11 +48,16 @@ _RESULTS = re.compile(r"^results_(?P<ts>.+)\.json$")
 
 @dataclass(frozen=True)
 class TaskScoring:
-    """What lm-eval uses to score a task: the task object's own hook and aggregations."""
+    """What lm-eval uses to score a task: the task's own scorer (the YAML's
+    ``process_results``, called with the settings), the settings, its aggregations."""
 
-    process_results: Callable[[dict[str, Any], list[Any]], dict[str, Any]]
+    scorer: Callable[[dict[str, Any], list[Any], RunSettings], dict[str, Any]]
+    settings: RunSettings
     aggregations: dict[str, Callable[[list[Any]], float]]
     higher_is_better: dict[str, bool]
+
+    def process_results(self, doc: dict[str, Any], results: list[Any]) -> dict[str, Any]:
+        return self.scorer(doc, results, self.settings)
 
 
 @lru_cache(maxsize=1)
@@ -68,9 +78,9 @@ def load_ours(
     """lm-eval's task and group objects for ``names`` (``TaskManager.load``: ``tasks``,
     ``groups``), built with ``judge`` in their metadata.
 
-    Scoring reads the logged documents (which carry every per-run parameter), so the task
-    objects are built over the bundled samples: re-scoring never needs the run's data
-    location (a hub id offline, a folder on another machine) to be reachable."""
+    Scoring reads the logged documents and the run's logged settings (``scoring_of``), so
+    the task objects are built over the bundled samples: re-scoring never needs the run's
+    data location (a hub id offline, a folder on another machine) to be reachable."""
     bundled = {b.data_key: str(samples_dir(b.name)) for b in benchmarks.all_benchmarks()}
     manager = sci_tasks.task_manager(
         metadata={
@@ -83,8 +93,28 @@ def load_ours(
     return manager.load(names)
 
 
-def scoring_of(task: Any) -> TaskScoring:
-    return TaskScoring(task.process_results, task.aggregation(), task.higher_is_better())
+def scoring_of(
+    task: Any,
+    logged_metadata: Mapping[str, Any] | None = None,
+    judge: JudgeConfig | None = None,
+    correctness: CorrectnessJudge | None = None,
+) -> TaskScoring:
+    """A task's scoring with the settings of the run that logged it (its task config's
+    ``metadata`` in the results: image budget, scorer parameters), ``judge`` and
+    ``correctness`` in place of the run's judges; no logged metadata: the task's own."""
+    if logged_metadata is None:
+        settings = task.settings
+    else:
+        settings = RunSettings.of_task(
+            {
+                **logged_metadata,
+                "judge": judge.public() if judge else None,
+                "correctness_judge": correctness.settings() if correctness else None,
+            }
+        )
+    return TaskScoring(
+        task.config.process_results, settings, task.aggregation(), task.higher_is_better()
+    )
 
 
 def task_scoring(task: str) -> TaskScoring | None:
@@ -120,10 +150,7 @@ def rescore_run(
         target.mkdir(parents=True, exist_ok=True)
         new = _rescore_one(results_file.parent, ts["ts"], original, target, judge, correctness)
         path = target / f"results_{datetime.now().isoformat().replace(':', '-')}.json"
-        path.write_text(
-            json.dumps(new, indent=2, default=str, ensure_ascii=False), encoding="utf-8"
-        )
-        written.append(path)
+        written.append(write_json(path, new))
     return written
 
 
@@ -163,7 +190,8 @@ def _rescore_one(
             if task not in subtasks_of:
                 carried.append(task)
             continue
-        scoring = scoring_of(task_obj)
+        logged = (original.get("configs", {}).get(task) or {}).get("metadata")
+        scoring = scoring_of(task_obj, logged or {}, judge, correctness)
         results[task] = _rescore_task(
             task, samples_file, scoring, target, judge, bootstrap_iters, correctness
         )
@@ -211,8 +239,6 @@ def _rescore_task(
             samples_file,
             changed,
         )
-    for sample in samples:  # the judge is handed to scoring in the document (judges.with_judge)
-        sample["doc"] = judges.with_judge(sample["doc"], judge, correctness)
 
     def score(sample: dict[str, Any]) -> dict[str, Any]:
         return scoring.process_results(sample["doc"], list(sample["filtered_resps"]))
@@ -234,7 +260,7 @@ def _rescore_task(
             values.setdefault((name, sample.get("filter", "none")), []).append(value)
     with (target / samples_file.name).open("w", encoding="utf-8") as fh:
         for sample in samples:
-            fh.write(json.dumps(sample, default=str, ensure_ascii=False) + "\n")
+            fh.write(jsonl_line(sample) + "\n")
     out: dict[str, Any] = {"alias": task, "sample_len": len(samples)}
     for (name, filter_key), items in values.items():
         agg = scoring.aggregations.get(name)

@@ -268,18 +268,20 @@ def test_the_role_is_resolved_from_metadata_or_the_environment() -> None:
             {"correctness_judge": {"protocol": "compass_verifier", "max_tokens": 9}}
         )
 
-    # a document carries both roles; one without a correctness judge grades with the judge
+    # a task's settings hold both roles; without a correctness judge the judge grades
+    from sci_tasks.run_settings import RunSettings
+
     judge = JudgeConfig("constraint-judge", "http://127.0.0.1:8/v1")
-    doc = judges.with_judge({"answer": "4"}, judge, judges.CorrectnessJudge.from_mapping(settings))
-    protocol, config = judges.correctness_of(doc)
+    both = RunSettings(judge, judges.CorrectnessJudge.from_mapping(settings))
+    protocol, config = both.grader()
     assert (protocol, config.model) == ("compass_verifier", "cv")
-    assert judges.correctness_of(judges.with_judge({}, judge)) == ("json_grade", judge)
+    assert RunSettings(judge).grader() == ("json_grade", judge)
     # a protocol without a model: the constraint judge's server answers it
     no_model = judges.CorrectnessJudge.from_mapping({"protocol": "compass_verifier"})
-    assert judges.correctness_of(judges.with_judge({}, judge, no_model)) == (
-        "compass_verifier",
-        judge,
-    )
+    assert RunSettings(judge, no_model).grader() == ("compass_verifier", judge)
+    # the settings as the --metadata of a run give the same roles
+    metadata = {"judge": judge.public(), "correctness_judge": no_model.settings()}
+    assert RunSettings.of_task(metadata, {}).grader() == ("compass_verifier", judge)
 
 
 # --- 5. end to end: stock lm_eval, sci-eval, sci-score --------------------------------------

@@ -1,6 +1,7 @@
 """The image budget (``sci_tasks.images``): settings, the fitting rule, and that the model
 hooks of SciGen-Verify and SPM-Bench and the SciGen-Verify edit judge get the same pixels,
-with the budget recorded in every document and score record."""
+with the budget a setting of the task (``sci_tasks.task.SciTask``), recorded in the results'
+task configs and every score record, never in a document."""
 
 from __future__ import annotations
 
@@ -14,13 +15,12 @@ import pytest
 from PIL import Image
 
 import sci_tasks
-from sci_tasks.data import scigen_verify, spm_bench
-from sci_tasks.data.locate import DataError
+from sci_tasks.data import scigen_verify
 from sci_tasks.hooks import scigen_verify as verify_hooks
-from sci_tasks.hooks import spm_bench as spm_hooks
 from sci_tasks.images import ImageBudget, fit, judge_file, png_bytes
 from sci_tasks.metrics import spm, verify
 from sci_tasks.metrics.verify_parse import parse_verification
+from sci_tasks.run_settings import LEGACY_FIELDS, RunSettings, doc_hash
 
 from .helpers import console_script
 from .servers import KATAN_KEY, katan
@@ -66,10 +66,20 @@ def test_settings(settings: dict[str, object], budget: ImageBudget) -> None:
 def test_bad_settings_name_the_option(settings: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         ImageBudget.from_settings(settings)
-    with pytest.raises(DataError, match=f"SPM-Bench task metadata: {message}"):
-        spm_bench.load_for_lm_eval(**settings)
-    with pytest.raises(DataError, match=f"SciGen-Verify task metadata: {message}"):
-        scigen_verify.load_for_lm_eval(**settings)
+    with pytest.raises(ValueError, match=message):
+        RunSettings.of_task(settings, environ={})
+
+
+def test_a_bad_budget_fails_building_the_task_naming_it() -> None:
+    manager = sci_tasks.task_manager(metadata={"max_image_bytes": 500}, include_defaults=False)
+    with pytest.raises(ValueError, match="task spm_bench_stm metadata: max_image_bytes must be"):
+        manager.load(["spm_bench_stm"])
+
+
+def tasks_with(names: list[str], **metadata: object) -> dict[str, object]:
+    """lm-eval's task objects for ``names`` with ``metadata`` as the run's ``--metadata``."""
+    manager = sci_tasks.task_manager(metadata=metadata or None, include_defaults=False)
+    return manager.load(names)["tasks"]
 
 
 def test_pixels_scale_down_keeping_the_aspect_ratio() -> None:
@@ -113,18 +123,22 @@ def test_the_judge_gets_a_file_of_the_same_pixels(tmp_path: Path) -> None:
 
 
 def test_scigen_verify_model_and_edit_judge_share_the_budget() -> None:
-    ds = scigen_verify.load_for_lm_eval("instruction_following", max_image_pixels=16384)["test"]
-    doc = next(d for d in ds if d["id"] == "if-math-edit-neg")  # source + candidate, 256 x 256
-    assert (doc["max_image_pixels"], doc["max_image_bytes"]) == (16384, None)
-    model_images = verify_hooks.doc_to_image(doc)
+    task = tasks_with(["scigen_verify_instruction_following"], max_image_pixels=16384)[
+        "scigen_verify_instruction_following"
+    ]
+    doc = next(d for d in task.test_docs() if d["id"] == "if-math-edit-neg")  # 2 x 256 x 256
+    assert LEGACY_FIELDS.isdisjoint(doc)  # the budget is the task's, not the document's
+    budget = task.settings.image_budget
+    assert budget == ImageBudget(max_pixels=16384)
+    model_images = task.doc_to_image(doc)
     assert [i.size for i in model_images] == [(128, 128), (128, 128)]
     reply = "<answer>false</answer><explanation>Unchanged.</explanation><edit>Swap.</edit>"
-    request = verify.edit_request(doc, parse_verification(reply))
+    request = verify.edit_request(doc, parse_verification(reply), budget)
     assert len(request.images) == 2
     for path, model_image in zip(request.images, model_images, strict=True):
         with Image.open(path) as judge_image:
             assert judge_image.convert("RGB").tobytes() == model_image.tobytes()
-    record = verify.score_sample(doc, reply)
+    record = task.process_results(doc, [reply])["record"]
     assert record["image_budget"] == {"max_image_pixels": 16384, "max_image_bytes": None}
     # without a budget: full resolution, the original files
     plain = next(d for d in scigen_verify.load(category="instruction_following")
@@ -136,38 +150,40 @@ def test_scigen_verify_model_and_edit_judge_share_the_budget() -> None:
 
 
 def test_spm_bench_images_and_record_carry_the_budget() -> None:
-    ds = spm_bench.load_for_lm_eval(technique="AFM", max_image_bytes=20_000)["test"]
-    doc = ds[0]
-    images = spm_hooks.doc_to_image(doc)
+    task = tasks_with(["spm_bench_afm"], max_image_bytes=20_000)["spm_bench_afm"]
+    doc = task.test_docs()[0]
+    images = task.doc_to_image(doc)
     originals = [Image.open(p).size for p in doc["images"]]
     assert all(len(png_bytes(i)) <= 20_000 for i in images)
     assert any(i.size[0] < o[0] for i, o in zip(images, originals, strict=True))
-    record = spm.score(doc, "Answer: A")
+    record = spm.score(doc, "Answer: A", task.settings)
     assert record["image_budget"] == {"max_image_pixels": None, "max_image_bytes": 20_000}
+    assert spm.score(doc, "Answer: A")["image_budget"] == ImageBudget().fields()  # no settings
 
 
-def test_task_yaml_metadata_and_run_settings_reach_the_documents() -> None:
-    """Off in the task YAML; ``--metadata`` (the TaskManager's metadata) turns it on."""
+def test_task_yaml_metadata_and_run_settings_reach_the_task_not_the_documents() -> None:
+    """Off in the task YAML; ``--metadata`` (the TaskManager's metadata) turns it on; the
+    documents, and so lm-eval's ``doc_hash``, are the same either way."""
     names = ["scigen_verify_world_knowledge", "spm_bench_stm"]
-    tasks = sci_tasks.task_manager(include_defaults=False).load(names)["tasks"]
+    tasks = tasks_with(names)
+    managed = tasks_with(names, max_image_pixels=4096)
     for name in names:
-        doc = next(iter(tasks[name].test_docs()))
-        assert (doc["max_image_pixels"], doc["max_image_bytes"]) == (None, None)
-    managed = sci_tasks.task_manager(
-        metadata={"max_image_pixels": 4096}, include_defaults=False
-    ).load(names)["tasks"]
-    for name in names:
+        assert tasks[name].settings.image_budget == ImageBudget()
         task = managed[name]
-        doc = next(iter(task.test_docs()))
-        assert doc["max_image_pixels"] == 4096
-        sizes = [i.size for i in task.doc_to_image(doc)]
+        assert task.settings.image_budget == ImageBudget(max_pixels=4096)
+        docs, plain_docs = list(task.test_docs()), list(tasks[name].test_docs())
+        assert [doc_hash(d) for d in docs] == [doc_hash(d) for d in plain_docs]
+        assert all(LEGACY_FIELDS.isdisjoint(d) for d in docs)
+        sizes = [i.size for i in task.doc_to_image(docs[0])]
         assert sizes and all(w * h <= 4096 for w, h in sizes)
         assert all(math.isclose(w, h, rel_tol=0.15) for w, h in sizes)  # near-square figures
+        full = [i.size for i in tasks[name].doc_to_image(plain_docs[0])]
+        assert all(w * h > 4096 for w, h in full)
 
 
 def test_stock_lm_eval_records_the_budget_in_the_samples_log(tmp_path: Path) -> None:
     """Stock ``lm_eval`` against a real llm-katan echo server: ``--metadata`` sets the
-    budget; every logged document and score record carries it."""
+    budget; the results' task config and every score record carry it, no document does."""
     env = {**os.environ, "OPENAI_API_KEY": KATAN_KEY, "HF_HUB_OFFLINE": "1",
            "HF_DATASETS_OFFLINE": "1", "SCI_TASKS_CACHE": str(tmp_path / "cache")}  # fmt: skip
     for key in ("SCI_TASKS_DATA_DIR", "SPM_BENCH_DATA_DIR"):
@@ -189,7 +205,14 @@ def test_stock_lm_eval_records_the_budget_in_the_samples_log(tmp_path: Path) -> 
     (path,) = out.rglob("samples_spm_bench_stm_*.jsonl")
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     assert len(rows) == 4
+    (results,) = out.rglob("results_*.json")
+    config = json.loads(results.read_text())["configs"]["spm_bench_stm"]
+    assert config["class"] == "sci_tasks.task.SciTask"
+    assert (config["metadata"]["max_image_pixels"], config["metadata"]["max_image_bytes"]) == (
+        4096, 8192,
+    )  # fmt: skip
     for row in rows:
-        assert (row["doc"]["max_image_pixels"], row["doc"]["max_image_bytes"]) == (4096, 8192)
+        assert LEGACY_FIELDS.isdisjoint(row["doc"])
+        assert row["doc_hash"] == doc_hash(row["doc"])  # lm-eval's hash, of the record only
         assert row["record"]["image_budget"] == {"max_image_pixels": 4096, "max_image_bytes": 8192}
         assert row["resps"][0][0].count("[image:image/png]") == len(row["doc"]["images"])

@@ -259,19 +259,20 @@ def test_correctness_is_graded_by_the_judge_only_a_counts(tmp_path: Path) -> Non
         assert failed["score"] is None and failed["reason"].startswith("unparseable reply")
 
 
-# --- which judge scores a document: resolved once per task, carried in the document --------
+# --- which judge scores a document: resolved once per task, held by the task ----------------
 
 
 def test_two_tasks_loaded_with_different_judges_each_keep_their_own(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The judge rides in each document (``judge_settings``): a task loaded later with
-    another judge, or an environment judge, changes nothing for a task loaded before."""
+    """The judge is the task's (``SciTask.settings``), never the document's: a task loaded
+    later with another judge, or an environment judge, changes nothing for a task loaded
+    before, and the documents (their ``doc_hash``) are the same whatever the judge."""
     import json
 
     import sci_tasks
     from sci_tasks.metrics import judge as judges
-    from sci_tasks.metrics.judge.prefetch import judge_in_force
+    from sci_tasks.run_settings import doc_hash
 
     monkeypatch.setenv("SCI_TASKS_JUDGE_MODEL", "env-judge")
     monkeypatch.setenv("SCI_TASKS_JUDGE_BASE_URL", "http://127.0.0.1:9/v1")
@@ -279,23 +280,28 @@ def test_two_tasks_loaded_with_different_judges_each_keep_their_own(
     settings_a = {"model": "judge-a", "base_url": "http://127.0.0.1:9/v1",
                   "api_key_env": "SECRET_FOR_JUDGE_A", "concurrency": 3}  # fmt: skip
 
-    def first_doc(task: str, metadata: dict[str, Any]) -> dict[str, Any]:
+    def task_of(name: str, metadata: dict[str, Any]) -> Any:
         manager = sci_tasks.task_manager(metadata=metadata, include_defaults=False)
-        return next(iter(manager.load(task)["tasks"][task].test_docs()))
+        return manager.load(name)["tasks"][name]
 
-    chem = first_doc("scimif_chem", {"judge": settings_a})
-    bio = first_doc("scimif_bio", {})  # no --metadata judge: the environment's
-    rubric = first_doc("scigen_rubric", {"judge": None})  # judge=none: no judge at all
+    chem = task_of("scimif_chem", {"judge": settings_a})
+    bio = task_of("scimif_bio", {})  # no --metadata judge: the environment's
+    rubric = task_of("scigen_rubric", {"judge": None})  # judge=none: no judge at all
+    chem_env = task_of("scimif_chem", {})  # loaded after chem, with the environment's judge
 
-    a = judge_in_force(chem, "reply")
+    a = judges.client_for(chem.settings.judge)
     assert a is not None and (a.config.model, a.config.concurrency) == ("judge-a", 3)
-    env_judge = judge_in_force(bio, "reply")
+    env_judge = judges.client_for(bio.settings.judge)
     assert env_judge is not None and env_judge.config.model == "env-judge"
-    assert judge_in_force(rubric, "reply") is None
-    assert judge_in_force(chem, "another reply") is a  # one client per settings (a pool)
-    # only settings in the document: the variable's NAME, never the key
-    assert json.loads(chem[judges.JUDGE_FIELD])["api_key_env"] == "SECRET_FOR_JUDGE_A"
-    assert "sk-FAKE" not in json.dumps(chem, default=str)
+    assert rubric.settings.judge is None
+    assert judges.client_for(chem.settings.judge) is a  # one client per settings (a pool)
+    assert chem_env.settings.judge == bio.settings.judge and chem.settings.judge.model == "judge-a"
+    docs, env_docs = list(chem.test_docs()), list(chem_env.test_docs())
+    assert [doc_hash(d) for d in docs] == [doc_hash(d) for d in env_docs]
+    # the settings results record (the task config): the variable's NAME, never the key
+    dumped = json.dumps(chem.dump_config(), default=str)
+    assert json.loads(dumped)["metadata"]["judge"]["api_key_env"] == "SECRET_FOR_JUDGE_A"
+    assert "sk-FAKE" not in dumped and "sk-FAKE" not in json.dumps(docs, default=str)
 
 
 def test_resolve_reads_metadata_before_the_environment() -> None:
@@ -309,6 +315,9 @@ def test_resolve_reads_metadata_before_the_environment() -> None:
     assert judges.resolve({}, {}) is None
     with pytest.raises(ValueError, match='"judge" must be an object'):
         judges.resolve({"judge": "gpt-4.1"}, env)
-    doc = judges.with_judge({"id": 1}, JudgeConfig("meta-judge", "http://m/v1"))
-    assert judges.config_of(doc) == JudgeConfig("meta-judge", "http://m/v1")
-    assert judges.config_of(judges.with_judge(doc, None)) is None
+    from sci_tasks.run_settings import RunSettings
+
+    settings = RunSettings.of_task(given, env)
+    assert settings.judge == JudgeConfig("meta-judge", "http://m/v1")
+    assert settings.grader() == ("json_grade", settings.judge)  # no correctness judge: same
+    assert RunSettings.of_task({"judge": None}, env).judge is None

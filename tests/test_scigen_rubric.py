@@ -13,10 +13,10 @@ import jsonschema
 import pytest
 
 from sci_tasks.data import scigen_verify as data
-from sci_tasks.metrics import judge as judges
 from sci_tasks.metrics import rubric
 from sci_tasks.metrics.reply import normalise_reply
 from sci_tasks.prompts import render
+from sci_tasks.run_settings import RunSettings
 
 from .servers import KATAN_KEY, katan
 from .test_scigen_verify_metrics import config
@@ -183,8 +183,8 @@ def test_one_judge_request_per_rubric(tmp_path: Path) -> None:
 
     with katan(tmp_path, model="judge-model") as server:
         # tool mode: a schema-valid matrix (katan fills arrays with []): judged, no matches
-        judged = judges.with_judge(doc, config(server, tmp_path, "tool"))
-        values = rubric.process_results(judged, [json.dumps(RUBRIC)])
+        judged = RunSettings(config(server, tmp_path, "tool"))  # the task's settings
+        values = rubric.process_results(doc, [json.dumps(RUBRIC)], judged)
         assert server.requests_received() == 1
         assert values["rubric_points"] == 3.0
         record = values["record"]
@@ -192,12 +192,12 @@ def test_one_judge_request_per_rubric(tmp_path: Path) -> None:
         assert record["judge"].startswith("judge-model / judge/rubric_match.jinja@")
         assert [values[k]["value"] for k in ("rr", "nhr", "sf1")] == [0.0, 0.0, 0.0]
         assert values["rr"]["domain"] == "chemistry" and values["rubric_unscored"] == 0
-        rubric.process_results(judged, [json.dumps(RUBRIC)])  # cached: no new call
+        rubric.process_results(doc, [json.dumps(RUBRIC)], judged)  # cached: no new call
         assert server.requests_received() == 1
 
         # json_schema mode: the echo is no verdict -> retried, then unscored (None, counted)
-        judged = judges.with_judge(doc, config(server, tmp_path, "json_schema"))
-        values = rubric.process_results(judged, [json.dumps(RUBRIC)])
+        judged = RunSettings(config(server, tmp_path, "json_schema"))
+        values = rubric.process_results(doc, [json.dumps(RUBRIC)], judged)
         assert server.requests_received() == 1 + 2
         assert values["rr"]["value"] is None and values["rubric_unscored"] == 1
         assert values["record"]["reason"].startswith("judge gave no verdict: unparseable")

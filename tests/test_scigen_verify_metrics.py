@@ -16,12 +16,12 @@ from lm_eval.api.metrics import mean
 
 from sci_tasks.data import scigen_verify as data
 from sci_tasks.metrics import aggregate, verify
-from sci_tasks.metrics import judge as judges
 from sci_tasks.metrics.judge import JudgeClient, JudgeConfig
 from sci_tasks.metrics.judge.client import DiskCache
 from sci_tasks.metrics.reply import NormaliseReply, normalise_reply
 from sci_tasks.metrics.verify_parse import parse_verification
 from sci_tasks.report.scigen_verify import breakdown, summarise
+from sci_tasks.run_settings import RunSettings
 
 from .helpers import judge_settings
 from .servers import KATAN_KEY, Katan, katan
@@ -66,9 +66,12 @@ def run_task(
     records: dict[str, dict[str, Any]], judge: JudgeConfig | None = None
 ) -> tuple[dict[str, float], list[dict[str, Any]]]:
     """The task's filter, process_results on every reply, then the task YAML's aggregations."""
-    docs = [judges.with_judge(records[i], judge) for i, *_ in REPLIES]
+    docs = [records[i] for i, *_ in REPLIES]
     texts = NormaliseReply().apply([reply for _, reply, *_ in REPLIES], docs)
-    per_sample = [verify.process_results(d, [t]) for d, t in zip(docs, texts, strict=True)]
+    settings = RunSettings(judge)  # what the task hands its scorer (sci_tasks.task.SciTask)
+    per_sample = [
+        verify.process_results(d, [t], settings) for d, t in zip(docs, texts, strict=True)
+    ]
     values = {
         "acc_a": mean([s["acc_a"] for s in per_sample]),
         "acc_e": verify.cascade_mean([s["acc_e"] for s in per_sample]),

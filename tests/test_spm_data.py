@@ -120,7 +120,7 @@ def test_every_jsonl_of_the_folder_is_read_and_normalised(tmp_path: Path) -> Non
         ["A", "B"],
         ["A"],
     )
-    assert (first["sip_lambda"], first["sip_gamma"], first["bloom_level"]) == (0.6, 6.0, 2)
+    assert first["bloom_level"] == 2 and "sip_lambda" not in first  # a setting, not a field
     assert not first["bundled_sample"] and first["data_source"].startswith(f"folder {root}")
 
 
@@ -216,6 +216,8 @@ def test_a_split_without_records_is_an_error_naming_it(tmp_path: Path) -> None:
 def test_sip_parameters_are_validated(lam: Any, gamma: Any, message: str) -> None:
     with pytest.raises(DataError, match=message):
         spm_bench.sip_parameters(lam, gamma)
+    with pytest.raises(DataError, match=message):  # checked when the task loads its data
+        spm_bench.load_for_lm_eval(technique="STM", sip_lambda=lam, sip_gamma=gamma)
 
 
 def test_hub_dataset_id_loads_through_the_hub_cache(
@@ -311,12 +313,8 @@ def test_metadata_sets_the_data_folder_and_the_sip_parameters(tmp_path: Path) ->
     )
     task = manager.load(["spm_bench_topology"])["tasks"]["spm_bench_topology"]
     (doc,) = task.test_docs()
-    assert (doc["id"], doc["sip_lambda"], doc["sip_gamma"], doc["bundled_sample"]) == (
-        "1",
-        0.5,
-        2.0,
-        False,
-    )
+    assert (doc["id"], doc["bundled_sample"]) == ("1", False)
+    assert (task.settings.options["sip_lambda"], task.settings.options["sip_gamma"]) == (0.5, 2)
     # gold {A,C}, pred {A,B,C}: P' = 2/(2 + 2*1) = 0.5, R = 1 -> F = 2/3, * 0.5 = 1/3
     assert task.process_results(doc, ["Answer: A, B, C"])["sip_f1"] == pytest.approx(1 / 3)
     with pytest.raises(DataError, match="split technique='STM' has no records"):

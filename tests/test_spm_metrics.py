@@ -137,8 +137,6 @@ DOC = {
     "answer": ["A", "B"],
     "technique": "STM",
     "field": "Topology",
-    "sip_lambda": 0.6,
-    "sip_gamma": 6.0,
     "bundled_sample": False,
 }
 
@@ -167,8 +165,14 @@ def test_process_results_carries_scores_and_the_record() -> None:
 
 
 def test_process_results_uses_the_tasks_sip_parameters_and_counts_unparsed() -> None:
-    doc = {**DOC, "sip_lambda": 0.5, "sip_gamma": 2.0}
-    assert spm.process_results(doc, ["Answer: A, B, C"])["sip_f1"] == pytest.approx(1 / 3)
+    from sci_tasks.run_settings import RunSettings
+
+    settings = RunSettings(options={"sip_lambda": 0.5, "sip_gamma": 2.0})  # the task's
+    out = spm.process_results(DOC, ["Answer: A, B, C"], settings)
+    assert out["sip_f1"] == pytest.approx(1 / 3)
+    assert (out["record"]["sip_lambda"], out["record"]["sip_gamma"]) == (0.5, 2.0)
+    default = spm.process_results(DOC, ["Answer: A, B, C"])["record"]  # no settings: 0.6 / 6
+    assert (default["sip_lambda"], default["sip_gamma"]) == (0.6, 6.0)
     out = spm.process_results(DOC, [None])
     assert out["unparsed_rate"] == 1.0 and out["no_confidence_rate"] == 1.0
     assert (

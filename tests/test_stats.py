@@ -108,33 +108,43 @@ def test_pairing_narrows_the_interval_of_correlated_models() -> None:
 
 
 def test_sample_key_is_the_record_whatever_the_run_settings() -> None:
-    """Real documents of SPM-Bench loaded under two image budgets and of SciMIF under two
-    judge settings: lm-eval's ``doc_hash`` (computed as lm-eval does) differs between the
-    runs, the sample key does not; different records keep different keys."""
+    """Real tasks of SPM-Bench built under two image budgets and of SciMIF under two judge
+    settings: the documents, so lm-eval's ``doc_hash`` (computed as lm-eval does), are the
+    same, and the sample key is that hash. A samples log written while the settings rode in
+    the documents keys the same record to the same hash; different records keep different
+    keys."""
     from lm_eval.utils import handle_non_serializable, hash_string
 
-    from sci_tasks.data.spm_bench import load_for_lm_eval as spm_docs
-    from sci_tasks.hooks.scimif import load as scimif_docs
+    import sci_tasks
 
-    def doc_hash(doc: dict[str, Any]) -> str:
+    def lm_eval_hash(doc: dict[str, Any]) -> str:
         text = json.dumps(doc, indent=2, default=handle_non_serializable, ensure_ascii=False)
         return hash_string(text)
 
+    def docs(task: str, **metadata: Any) -> list[dict[str, Any]]:
+        manager = sci_tasks.task_manager(metadata=metadata, include_defaults=False)
+        return list(manager.load([task])["tasks"][task].test_docs())
+
     judge = {"model": "j", "base_url": "http://127.0.0.1:9/v1", "api_key_env": "NONE"}
     runs = [
-        (spm_docs("stm"), spm_docs("stm", max_image_pixels=200704, max_image_bytes=10485760)),
+        (docs("spm_bench_stm"), docs("spm_bench_stm", max_image_pixels=200704)),
         (
-            scimif_docs("chemistry", judge=judge | {"concurrency": 1}),
-            scimif_docs("chemistry", judge=judge | {"concurrency": 8}),
+            docs("scimif_chem", judge=judge | {"concurrency": 1}),
+            docs("scimif_chem", judge=judge | {"concurrency": 8}),
         ),
     ]
-    for one, other in runs:
-        docs_a, docs_b = list(one["test"]), list(other["test"])
+    legacy = {"judge_settings": json.dumps(judge), "correctness_judge_settings": None,
+              "max_image_pixels": 200704, "max_image_bytes": None}  # fmt: skip
+    for docs_a, docs_b in runs:
         assert len(docs_a) == len(docs_b) > 1
         for a, b in zip(docs_a, docs_b, strict=True):
-            assert doc_hash(a) != doc_hash(b)  # the settings ride in the documents
-            assert stats.sample_key("t", {"doc": a}) == stats.sample_key("t", {"doc": b})
-        keys = {stats.sample_key("t", {"doc": a}) for a in docs_a}
+            assert lm_eval_hash(a) == lm_eval_hash(b)  # no setting in a document
+            key = stats.sample_key("t", {"doc": a, "doc_hash": lm_eval_hash(a)})
+            assert key == ("t", lm_eval_hash(a))
+            assert stats.sample_key("t", {"doc": b, "doc_hash": lm_eval_hash(b)}) == key
+            old = {**a, **legacy}  # an old log's document, settings inside
+            assert stats.sample_key("t", {"doc": old, "doc_hash": lm_eval_hash(old)}) == key
+        keys = {stats.sample_key("t", {"doc": a, "doc_hash": lm_eval_hash(a)}) for a in docs_a}
         assert len(keys) == len(docs_a)
 
 

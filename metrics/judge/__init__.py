@@ -1,33 +1,27 @@
-"""The judge client, and how a run's judge reaches scoring.
+"""The judge client, and how a run's judge is resolved.
 
-A run's judge is resolved once, from its configuration (``resolve``): ``metadata["judge"]``
-(lm-eval's ``--metadata '{"judge": {...}}'``; ``sci-eval`` passes its Hydra ``judge=`` group
-the same way), else the ``SCI_TASKS_JUDGE_*`` environment. A task's data hook records the
-judge's non-secret settings in every document (``JUDGE_FIELD``), as the image budget rides
-there, because lm-eval hands ``--metadata`` only to ``custom_dataset`` and calls
-``process_results(doc, results)`` with nothing else. Scoring reads the judge from the document
-it scores (``config_of``) and gets a client from ``client_for``: a cache of clients keyed by
-settings, not a judge in force. ``sci-score`` puts its own judge in the documents it re-scores
-(``with_judge``). No judge: judge-scored checks are reported unscored.
+A run's judge is resolved once per task, from its configuration (``resolve``):
+``metadata["judge"]`` (lm-eval's ``--metadata '{"judge": {...}}'``; ``sci-eval`` passes its
+Hydra ``judge=`` group the same way), else the ``SCI_TASKS_JUDGE_*`` environment. The task
+(``sci_tasks.task.SciTask``) holds it in its ``RunSettings`` (``sci_tasks.run_settings``)
+and hands it to scoring beside each document; ``sci-score`` builds its tasks with its own
+judge in their metadata. Scoring gets a client from ``client_for``: a cache of clients keyed
+by settings, not a judge in force. No judge: judge-scored checks are reported unscored.
 
-SciMIF answer correctness has a judge role of its own, carried the same way: the
-correctness judge (``resolve_correctness``: ``metadata["correctness_judge"]``, the same
-settings as ``judge`` plus ``protocol``, else ``SCI_TASKS_CORRECTNESS_JUDGE_*``) rides in
-``CORRECTNESS_FIELD`` beside the judge (``document_fields`` gives both, so whatever carries
-one carries the other), and scoring reads it with ``correctness_of``. None (Hydra's
-``correctness_judge=same``): the constraint judge grades correctness too, with the project's
-own prompt. A correctness judge without a ``model`` uses the constraint judge's server with
-its own protocol.
+SciMIF answer correctness has a judge role of its own: the correctness judge
+(``resolve_correctness``: ``metadata["correctness_judge"]``, the same settings as ``judge``
+plus ``protocol``, else ``SCI_TASKS_CORRECTNESS_JUDGE_*``), in the same settings
+(``RunSettings.grader``). None (Hydra's ``correctness_judge=same``): the constraint judge
+grades correctness too, with the project's own prompt. A correctness judge without a
+``model`` uses the constraint judge's server with its own protocol.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from sci_tasks.metrics.judge.client import (
@@ -37,7 +31,6 @@ from sci_tasks.metrics.judge.client import (
     JudgeRequest,
     parse_strict,
 )
-from sci_tasks.run_settings import CORRECTNESS_FIELD, JUDGE_FIELD  # the judges' document fields
 
 CORRECTNESS_ENV_PREFIX = "SCI_TASKS_CORRECTNESS_JUDGE_"
 
@@ -140,73 +133,6 @@ def resolve_correctness(
     return CorrectnessJudge.from_mapping(found)
 
 
-def settings_text(config: JudgeConfig | None) -> str | None:
-    """What a document carries for ``config``: its public settings as JSON (no key)."""
-    return None if config is None else json.dumps(config.public(), sort_keys=True)
-
-
-def correctness_text(correctness: CorrectnessJudge | None) -> str | None:
-    """What a document carries for the correctness judge (None: the constraint judge's)."""
-    return None if correctness is None else json.dumps(correctness.public(), sort_keys=True)
-
-
-def document_fields(metadata: Mapping[str, Any] | None) -> dict[str, str | None]:
-    """Every judge field a task's documents carry, resolved once from ``--metadata`` / the
-    environment: the constraint judge and the correctness judge."""
-    return {
-        JUDGE_FIELD: settings_text(resolve(metadata)),
-        CORRECTNESS_FIELD: correctness_text(resolve_correctness(metadata)),
-    }
-
-
-def with_judge(
-    doc: Mapping[str, Any],
-    config: JudgeConfig | None,
-    correctness: CorrectnessJudge | None = None,
-) -> dict[str, Any]:
-    """``doc`` carrying ``config`` (None: no judge) and ``correctness`` (None: the constraint
-    judge grades correctness) for scoring."""
-    return {
-        **doc,
-        JUDGE_FIELD: settings_text(config),
-        CORRECTNESS_FIELD: correctness_text(correctness),
-    }
-
-
-def config_of(doc: Mapping[str, Any]) -> JudgeConfig | None:
-    """The judge a document was loaded with (None: no judge, or a document without one)."""
-    text = doc.get(JUDGE_FIELD)
-    return _parse_settings(text) if isinstance(text, str) and text else None
-
-
-@lru_cache(maxsize=64)
-def _parse_settings(text: str) -> JudgeConfig | None:
-    settings = json.loads(text)
-    return JudgeConfig.from_mapping(settings) if settings else None
-
-
-def correctness_of(doc: Mapping[str, Any]) -> tuple[str, JudgeConfig | None]:
-    """How ``doc``'s answer is graded: (protocol, judge). A document without a correctness
-    judge of its own (``same``, or logged before the role existed): the constraint judge,
-    with the project's prompt; one without a judge model: the constraint judge's server."""
-    text = doc.get(CORRECTNESS_FIELD)
-    correctness = _parse_correctness(text) if isinstance(text, str) and text else None
-    if correctness is None:
-        return "json_grade", config_of(doc)
-    return correctness.protocol, correctness.judge or config_of(doc)
-
-
-@lru_cache(maxsize=64)
-def _parse_correctness(text: str) -> CorrectnessJudge | None:
-    settings = json.loads(text)
-    if not settings:
-        return None
-    judge = settings.get("judge")
-    return CorrectnessJudge(
-        settings["protocol"], JudgeConfig.from_mapping(judge) if judge else None
-    )
-
-
 _clients: dict[JudgeConfig, JudgeClient] = {}
 _clients_lock = threading.Lock()
 
@@ -225,8 +151,6 @@ def client_for(config: JudgeConfig | None) -> JudgeClient | None:
 
 
 __all__ = [
-    "CORRECTNESS_FIELD",
-    "JUDGE_FIELD",
     "PROTOCOLS",
     "CorrectnessJudge",
     "JudgeClient",
@@ -234,13 +158,7 @@ __all__ = [
     "JudgeReply",
     "JudgeRequest",
     "client_for",
-    "config_of",
-    "correctness_of",
-    "correctness_text",
-    "document_fields",
     "parse_strict",
     "resolve",
     "resolve_correctness",
-    "settings_text",
-    "with_judge",
 ]

@@ -5,17 +5,18 @@ its verdict, so ``judge.concurrency`` alone would change nothing inside an ``lm_
 ``sci-eval`` run. The seam is lm-eval's own: a task's ``filter_list`` is applied to ALL of
 its responses (``Filter.apply(resps, docs)``) before any document is scored. Our tasks end
 their filter pipeline with ``JudgePrefetch``, which passes every response through
-unchanged and schedules the batch. When scoring starts (the first ``process_results`` of
-a scheduled document asks ``judge_in_force``), the whole batch is scored once in a pool of
-``concurrency`` threads with the judge its documents carry, its results thrown away: every judge
-question the scoring asks (judged constraints, extraction by rule checkers, correctness,
-SciGen-Verify explanation and edit, SciGen-Rubric matching) is sent, at most
+unchanged and hands the batch to its task's ``JudgeBatches`` (``sci_tasks.task.SciTask``
+binds them: the task's benchmark's ``judge_work`` hook and the task's run settings). When
+scoring starts (the task's first ``process_results``), the batch is scored once in a pool of
+``concurrency`` threads, its results thrown away: every judge question the scoring asks
+(what the benchmark's ``judge_work`` yields: judged constraints, extraction by rule checkers,
+correctness, SciGen-Verify explanation and edit, SciGen-Rubric matching) is sent, at most
 ``concurrency`` at a time, exactly as the scoring itself builds it. The scoring that
 follows finds each reply in the judge client's cache (disk, or this run's in-memory memo
 with ``cache: false``) and reaches the same verdicts, reasons and cache files as a
-one-at-a-time run. ``sci-score`` re-scores through the same ``process_results``.
+one-at-a-time run. ``sci-score`` re-scores through the same scorers in a pool of its own.
 
-Two judge roles may be in force (``judges.correctness_of``): SciMIF's correctness questions
+Two judge roles may be in force (``RunSettings.grader``): SciMIF's correctness questions
 go to the correctness judge, in a pool bounded by its own ``concurrency``, at the same time
 as the constraint questions go to the constraint judge.
 
@@ -26,9 +27,6 @@ At ``concurrency: 1``, or with no judge, nothing is scheduled: scoring runs as b
 
 from __future__ import annotations
 
-import hashlib
-import itertools
-import json
 import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -40,63 +38,15 @@ from lm_eval.api.filter import Filter
 
 from sci_tasks.metrics import judge as judges
 from sci_tasks.metrics.judge.client import JudgeClient, JudgeReply, JudgeRequest
+from sci_tasks.run_settings import RunSettings
 
 log = logging.getLogger(__name__)
 
 Work = Callable[[JudgeClient], object]  # one unit of scoring that may ask the judge
 CONSTRAINTS, CORRECTNESS = "constraints", "correctness"  # which judge a unit of work asks
-
-
-# --- what each benchmark's scoring asks ------------------------------------------------------
-
-
 Units = Iterable[tuple[str, Work]]  # (the role whose judge it asks, the work)
-
-
-def _scimif_work(doc: Mapping[str, Any], response: str) -> Units:
-    from sci_tasks.metrics import scimif
-    from sci_tasks.metrics.constraints.registry import Kind, evaluate, resolve
-
-    doc = dict(doc)
-    for name, inp in scimif.check_inputs(doc, response):
-        constraint = resolve(name)
-        # rule-kind checkers never ask the judge; judge-kind ones do, and extract- and
-        # RDKit-kind ones may (to copy a span out of the response)
-        if constraint is not None and constraint.kind is not Kind.RULE:
-            yield CONSTRAINTS, partial(evaluate, name, inp)
-    protocol, _ = judges.correctness_of(doc)
-    yield CORRECTNESS, partial(scimif.grade_correctness, doc, response, protocol=protocol)
-
-
-def _verify_work(doc: Mapping[str, Any], response: str) -> Units:
-    from sci_tasks.metrics import verify
-
-    yield CONSTRAINTS, partial(verify.score_sample, doc, response)
-
-
-def _rubric_work(doc: Mapping[str, Any], response: str) -> Units:
-    from sci_tasks.metrics import rubric
-
-    yield CONSTRAINTS, partial(rubric.score_rubric, doc, response)
-
-
-BENCHMARKS: dict[str, Callable[[Mapping[str, Any], str], Units]] = {
-    "scimif": _scimif_work,
-    "scigen_verify": _verify_work,
-    "scigen_rubric": _rubric_work,
-}
-
-
-def benchmark_of(process_results: Callable[..., Any]) -> str | None:
-    """Which benchmark a task's ``process_results`` scores (None: not one that judges)."""
-    from sci_tasks.metrics import rubric, scimif, verify
-
-    hooks = {
-        scimif.process_results: "scimif",
-        verify.process_results: "scigen_verify",
-        rubric.process_results: "scigen_rubric",
-    }
-    return hooks.get(process_results)
+# a benchmark's ``judge_work`` hook: what scoring one response to one document asks
+JudgeWork = Callable[[Mapping[str, Any], str, RunSettings], Units]
 
 
 # --- sending ---------------------------------------------------------------------------------
@@ -137,33 +87,31 @@ class _OnceEach:
 
 
 def send(
-    benchmark: str,
+    work_of: JudgeWork,
     docs: Sequence[Mapping[str, Any]],
     responses: Sequence[str],
-    judge: JudgeClient | None,
-    correctness: JudgeClient | None = None,
+    settings: RunSettings,
 ) -> int:
-    """Ask every judge question that scoring ``responses`` to ``docs`` will ask: the
-    constraint questions of ``judge``, at most ``judge.config.concurrency`` at a time, and
-    SciMIF's correctness questions of ``correctness`` (default: ``judge``), bounded by its
-    own concurrency, both at once; returns the number of units of work run. A role without
-    a judge, or at concurrency 1, sends nothing here (scoring asks as it goes)."""
-    clients = {CONSTRAINTS: judge, CORRECTNESS: correctness or judge}
-    asking = {
-        role: client
-        for role, client in clients.items()
-        if client is not None and client.config.concurrency >= 2
+    """Ask every judge question that scoring ``responses`` to ``docs`` with ``settings`` will
+    ask (``work_of``: the benchmark's ``judge_work``): the constraint questions of the
+    constraint judge, at most its ``concurrency`` at a time, and SciMIF's correctness
+    questions of the correctness judge, bounded by its own concurrency, both at once;
+    returns the number of units of work run. A role without a judge, or at concurrency 1,
+    sends nothing here (scoring asks as it goes)."""
+    clients = {
+        CONSTRAINTS: judges.client_for(settings.judge),
+        CORRECTNESS: judges.client_for(settings.grader()[1]),
     }
+    asking = {role: client for role, client in clients.items() if _concurrent(client)}
     if not asking:
         return 0
     from sci_tasks.metrics.constraints.registry import registered
 
     registered()  # import every checker module before the threads start
-    work_of = BENCHMARKS[benchmark]
     # one pool per distinct client (a judge serving both roles bounds both together)
     pools: dict[JudgeClient, list[Work]] = {}
     for doc, response in zip(docs, responses, strict=True):
-        for role, unit in work_of(doc, response):
+        for role, unit in work_of(doc, response, settings):
             client = asking.get(role)
             if client is not None:
                 pools.setdefault(client, []).append(unit)
@@ -182,80 +130,57 @@ def send(
 
     if len(pools) == 1:
         run_pool(*next(iter(pools.items())))
-    else:
+    elif pools:
         with ThreadPoolExecutor(max_workers=len(pools)) as outer:
             list(outer.map(lambda item: run_pool(*item), pools.items()))
     return units
-
-
-# --- the lm-eval seam: a filter that schedules, scoring that sends ----------------------------
-
-_lock = threading.Lock()
-_batches = itertools.count()
-Judges = tuple[JudgeClient | None, JudgeClient | None]  # (constraint judge, correctness judge)
-# number -> (benchmark, judges, documents, responses)
-_pending: dict[int, tuple[str, Judges, list[Mapping[str, Any]], list[str]]] = {}
-_batch_of: dict[str, int] = {}  # fingerprint of (doc, response) -> batch number
-
-
-def _fingerprint(doc: Mapping[str, Any], response: object) -> str:
-    blob = json.dumps([doc, response], sort_keys=True, default=str, ensure_ascii=False)
-    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def judge_of(doc: Mapping[str, Any]) -> JudgeClient | None:
-    """The client for the judge ``doc`` was loaded with (``judges.config_of``)."""
-    return judges.client_for(judges.config_of(doc))
-
-
-def correctness_judge_of(doc: Mapping[str, Any]) -> tuple[str, JudgeClient | None]:
-    """(protocol, client) grading ``doc``'s answer (``judges.correctness_of``)."""
-    protocol, config = judges.correctness_of(doc)
-    return protocol, judges.client_for(config)
 
 
 def _concurrent(client: JudgeClient | None) -> bool:
     return client is not None and client.config.concurrency >= 2
 
 
-def schedule(benchmark: str, docs: Sequence[Mapping[str, Any]], responses: Sequence[str]) -> None:
-    """Remember a task's documents and responses, by judges; ``judge_in_force`` sends them."""
-    batches: dict[Judges, tuple[list[Mapping[str, Any]], list[str]]] = {}
-    for doc, response in zip(docs, responses, strict=True):
-        judge = judge_of(doc)
-        correctness = correctness_judge_of(doc)[1] if benchmark == "scimif" else None
-        if _concurrent(judge) or _concurrent(correctness):
-            batch_docs, batch_responses = batches.setdefault((judge, correctness), ([], []))
-            batch_docs.append(doc)
-            batch_responses.append(response)
-    with _lock:
-        for pair, (batch_docs, batch_responses) in batches.items():
-            number = next(_batches)
-            _pending[number] = (benchmark, pair, batch_docs, batch_responses)
-            for doc, response in zip(batch_docs, batch_responses, strict=True):
-                _batch_of[_fingerprint(doc, response)] = number
+# --- the lm-eval seam: a filter that schedules, scoring that sends ----------------------------
 
 
-def judge_in_force(doc: Mapping[str, Any], response: object) -> JudgeClient | None:
-    """The judge for scoring ``response`` to ``doc`` (the one the document carries), after
-    sending the judge questions of the batch it was scheduled in, if that has not happened."""
-    judge = judge_of(doc)
-    if not _batch_of:  # nothing scheduled: the common case costs one dict check
-        return judge
-    with _lock:  # concurrent scorers (sci-score) wait for the batch instead of racing it
-        number = _batch_of.get(_fingerprint(doc, response))
-        batch = _pending.pop(number, None) if number is not None else None
-        if batch is not None:
-            benchmark, (batch_judge, batch_correctness), docs, responses = batch
-            for d, r in zip(docs, responses, strict=True):
-                _batch_of.pop(_fingerprint(d, r), None)
-            send(benchmark, docs, responses, batch_judge, batch_correctness)
-    return judge
+class JudgeBatches:
+    """One task's judge work waiting for its scoring: what its ``JudgePrefetch`` filter saw,
+    sent (``send``) when the task's scoring starts, with the task's settings."""
+
+    def __init__(self, work_of: JudgeWork, settings: RunSettings) -> None:
+        self.work_of = work_of
+        self.settings = settings
+        self._pending: list[tuple[list[Mapping[str, Any]], list[str]]] = []
+        self._lock = threading.Lock()
+
+    @property
+    def concurrent(self) -> bool:
+        """Whether either judge role asks more than one question at a time."""
+        return any(
+            _concurrent(judges.client_for(c))
+            for c in (self.settings.judge, self.settings.grader()[1])
+        )
+
+    def schedule(self, docs: Sequence[Mapping[str, Any]], responses: Sequence[str]) -> None:
+        if self.concurrent:
+            with self._lock:
+                self._pending.append((list(docs), list(responses)))
+
+    def send(self) -> int:
+        """Send what was scheduled (once); concurrent scorers wait for it instead of racing
+        it. Returns the number of units of work run (0: nothing was waiting)."""
+        if not self._pending:  # the common case costs one list check
+            return 0
+        with self._lock:
+            pending, self._pending = self._pending, []
+            return sum(send(self.work_of, d, r, self.settings) for d, r in pending)
 
 
 class JudgePrefetch(Filter):
-    """lm-eval filter (``filter_list``): identity on the responses; schedules them so that
-    scoring sends the task's judge questions concurrently (module docstring).
+    """lm-eval filter (``filter_list``): identity on the responses; schedules them in its
+    task's ``JudgeBatches`` so that scoring sends the task's judge questions concurrently
+    (module docstring). ``sci_tasks.task.SciTask`` gives it ``batches``; without them (a
+    task of another class) it is the identity and scoring asks one question at a time.
 
     In a task YAML, after ``take_first``::
 
@@ -264,19 +189,14 @@ class JudgePrefetch(Filter):
             filter:
               - function: take_first
               - function: !function sci_tasks.metrics.judge.prefetch.JudgePrefetch
-                benchmark: scimif
     """
 
-    def __init__(self, benchmark: str) -> None:
+    def __init__(self, batches: JudgeBatches | None = None) -> None:
         super().__init__()
-        if benchmark not in BENCHMARKS:
-            raise ValueError(
-                f"JudgePrefetch: unknown benchmark {benchmark!r} (one of {', '.join(BENCHMARKS)})"
-            )
-        self.benchmark = benchmark
+        self.batches = batches
 
     def apply(self, resps: Iterable[Any], docs: Sequence[Mapping[str, Any]]) -> list[Any]:
         resps = list(resps)
-        if all(isinstance(r, str) for r in resps):
-            schedule(self.benchmark, docs, resps)
+        if self.batches is not None and all(isinstance(r, str) for r in resps):
+            self.batches.schedule(docs, resps)
         return resps

@@ -33,7 +33,6 @@ from sci_tasks.data import read_once
 from sci_tasks.data.jsonl import read_folder_records, read_location
 from sci_tasks.data.locate import DataError, DataLocation, locate
 from sci_tasks.data.records import image_files, known_name
-from sci_tasks.images import ImageBudget
 from sci_tasks.metrics.reply import normalise_reply
 from sci_tasks.metrics.verify_parse import parse_verification
 
@@ -88,6 +87,7 @@ BENCHMARK = Benchmark(
     title="SciGen-Verify",
     splits=tuple(f"scigen_verify_{c}" for c in CATEGORIES),
     report="sci_tasks.report.scigen_verify",
+    judge_work="sci_tasks.hooks.scigen_verify:judge_work",
     metrics=(
         MetricSpec(
             "acc_a",
@@ -161,9 +161,6 @@ FEATURES = datasets.Features(
         "data_source": datasets.Value("string"),
         "bundled_sample": datasets.Value("bool"),
         "record": datasets.Value("string"),  # "<file>:<line>", to trace a sample back
-        # the task's image budget (sci_tasks.images); None: full resolution
-        "max_image_pixels": datasets.Value("int64"),
-        "max_image_bytes": datasets.Value("int64"),
     }
 )
 
@@ -196,12 +193,9 @@ def load(
     location: DataLocation | None = None,
     *,
     category: str | None = None,
-    image_budget: ImageBudget | None = None,
 ) -> datasets.Dataset:
-    """The records of one category (all records when no category is given), each carrying
-    the task's image budget."""
+    """The records of one category (all records when no category is given)."""
     location = location or locate("scigen_verify")
-    budget = (image_budget or ImageBudget()).fields()
     records = read_location(location, "SciGen-Verify", _normalise)
     if category is not None:
         try:
@@ -213,8 +207,7 @@ def load(
             raise DataError(
                 f"SciGen-Verify category {wanted!r} has no records in {location.describe()}"
             )
-    rows = [{**r, **budget} for r in records]
-    return datasets.Dataset.from_list(rows, features=FEATURES)
+    return datasets.Dataset.from_list(list(records), features=FEATURES)
 
 
 def read_folder(folder: Path, source: str = "", bundled: bool = False) -> list[dict[str, Any]]:
@@ -402,14 +395,9 @@ def _label(value: Any, where: str) -> bool:
 
 def load_for_lm_eval(category: str | None = None, **metadata: Any) -> datasets.DatasetDict:
     """lm-eval ``custom_dataset`` hook: the category from the task's ``dataset_kwargs``, the
-    data location from ``--metadata`` / the environment / the bundled samples, the image
-    budget from the task ``metadata`` / ``--metadata``."""
+    data location from ``--metadata`` / the environment / the bundled samples."""
     location = locate("scigen_verify", metadata)
-    try:
-        budget = ImageBudget.from_settings(metadata)
-    except ValueError as exc:
-        raise DataError(f"SciGen-Verify task metadata: {exc}") from None
-    return datasets.DatasetDict({"test": load(location, category=category, image_budget=budget)})
+    return datasets.DatasetDict({"test": load(location, category=category)})
 
 
 # --- SciGen-Rubric records ---------------------------------------------------------------------

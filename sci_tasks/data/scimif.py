@@ -82,6 +82,7 @@ BENCHMARK = Benchmark(
     splits=tuple(f"scimif_{short}" for short in SHORT.values()),
     report="sci_tasks.report.scimif",
     leaderboard="sci_tasks.report.scimif_leaderboard",
+    judge_work="sci_tasks.hooks.scimif:judge_work",
     metrics=(
         MetricSpec(
             "csr",

@@ -21,7 +21,6 @@ from sci_tasks.benchmarks import BUNDLED_SAMPLES, Benchmark, MetricSpec, record_
 from sci_tasks.data.jsonl import read_folder_records, read_location
 from sci_tasks.data.locate import DataError, DataLocation, locate
 from sci_tasks.data.records import image_files, name_key
-from sci_tasks.images import ImageBudget
 
 log = logging.getLogger(__name__)
 
@@ -87,14 +86,9 @@ FEATURES = datasets.Features(
         "technique": datasets.Value("string"),
         "field": datasets.Value("string"),
         "bloom_level": datasets.Value("int64"),  # None when the record has none
-        "sip_lambda": datasets.Value("float64"),  # SIP-F1 parameters of the task
-        "sip_gamma": datasets.Value("float64"),
         "data_source": datasets.Value("string"),
         "bundled_sample": datasets.Value("bool"),
         "record": datasets.Value("string"),  # "<file>:<line>", to trace a sample back
-        # the task's image budget (sci_tasks.images); None: full resolution
-        "max_image_pixels": datasets.Value("int64"),
-        "max_image_bytes": datasets.Value("int64"),
     }
 )
 
@@ -112,14 +106,11 @@ def load(
     *,
     technique: str | None = None,
     field: str | None = None,
-    sip_lambda: float = DEFAULT_SIP_LAMBDA,
-    sip_gamma: float = DEFAULT_SIP_GAMMA,
-    image_budget: ImageBudget | None = None,
 ) -> datasets.Dataset:
-    """The records of one split (all records when neither filter is given), each carrying
-    the task's SIP-F1 parameters and image budget."""
+    """The records of one split (all records when neither filter is given): the records'
+    own fields only (the SIP-F1 parameters and the image budget are the run's settings,
+    ``sci_tasks.run_settings``)."""
     location = location or locate("spm_bench")
-    lam, gamma = sip_parameters(sip_lambda, sip_gamma)
     records = read_location(location, "SPM-Bench", _normalise)
     split = []
     if technique is not None:
@@ -137,9 +128,7 @@ def load(
         present = {k: sorted({r[k] for r in records}) for k, _ in split}
         seen = "; ".join(f"{k}s present: {', '.join(v)}" for k, v in present.items())
         raise DataError(f"SPM-Bench split {name} has no records in {location.describe()} ({seen})")
-    budget = (image_budget or ImageBudget()).fields()
-    rows = [{**r, "sip_lambda": lam, "sip_gamma": gamma, **budget} for r in kept]
-    return datasets.Dataset.from_list(rows, features=FEATURES)
+    return datasets.Dataset.from_list(list(kept), features=FEATURES)
 
 
 def sip_parameters(sip_lambda: Any, sip_gamma: Any) -> tuple[float, float]:
@@ -266,21 +255,12 @@ def load_for_lm_eval(
 ) -> datasets.DatasetDict:
     """lm-eval ``custom_dataset`` hook.
 
-    The split comes from the task's ``dataset_kwargs``; the data location, the SIP-F1
-    parameters and the image budget from the task ``metadata`` (``--metadata`` overrides
-    the YAML).
+    The split comes from the task's ``dataset_kwargs``, the data location from the task
+    ``metadata`` (``--metadata`` overrides the YAML). The SIP-F1 parameters there are checked
+    now, before any generation; scoring reads them from the task's settings
+    (``metrics.spm.score``).
     """
     location = locate("spm_bench", metadata)
-    try:
-        budget = ImageBudget.from_settings(metadata)
-    except ValueError as exc:
-        raise DataError(f"SPM-Bench task metadata: {exc}") from None
-    ds = load(
-        location,
-        technique=technique,
-        field=field,
-        sip_lambda=sip_lambda,
-        sip_gamma=sip_gamma,
-        image_budget=budget,
-    )
+    sip_parameters(sip_lambda, sip_gamma)
+    ds = load(location, technique=technique, field=field)
     return datasets.DatasetDict({"test": ds})

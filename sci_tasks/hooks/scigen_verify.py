@@ -1,25 +1,23 @@
-"""lm-eval glue for SciGen-Verify and SciGen-Rubric: data hooks, prompts, images and targets.
+"""lm-eval glue for SciGen-Verify and SciGen-Rubric: prompts, images, targets and the judge
+work of their scoring.
 Loading: ``sci_tasks.data.scigen_verify``; scoring: ``sci_tasks.metrics.verify`` and
 ``sci_tasks.metrics.rubric``."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from PIL import Image
 
-from sci_tasks.data.scigen_verify import load_for_lm_eval, load_rubric_for_lm_eval
-from sci_tasks.hooks import with_judge
-from sci_tasks.images import budget_of, open_images
+from sci_tasks.images import open_images
+from sci_tasks.metrics import rubric, verify
+from sci_tasks.metrics.judge.prefetch import CONSTRAINTS, Units
 from sci_tasks.metrics.verify import edit_images
 from sci_tasks.prompts import render, with_image_placeholders
-
-
-def load(category: str | None = None, **metadata: Any) -> Any:
-    """``custom_dataset``: lm-eval passes ``--metadata`` here, the one hook that sees it; each
-    document carries the run's judge (``sci_tasks.hooks.with_judge``)."""
-    return with_judge(load_for_lm_eval(category, **metadata), metadata)
+from sci_tasks.run_settings import RunSettings
 
 
 def doc_to_text(doc: dict[str, Any]) -> str:
@@ -28,8 +26,9 @@ def doc_to_text(doc: dict[str, Any]) -> str:
 
 def doc_to_image(doc: dict[str, Any]) -> list[Image.Image]:
     """The source image(s) of an editing record first, then the candidate image(s), within
-    the task's image budget (the edit judge sees the same images: ``verify.edit_images``)."""
-    return open_images(edit_images(doc), budget_of(doc))
+    at full resolution (the task fits them into its image budget, ``SciTask.doc_to_image``;
+    the edit judge sees the same images: ``verify.edit_images``)."""
+    return open_images(edit_images(doc))
 
 
 def doc_to_target(doc: dict[str, Any]) -> str:
@@ -37,10 +36,6 @@ def doc_to_target(doc: dict[str, Any]) -> str:
     edit = "" if doc["label"] else f"<edit>{doc['edit']}</edit>"
     answer = "true" if doc["label"] else "false"
     return f"<answer>{answer}</answer><explanation>{doc['explanation']}</explanation>{edit}"
-
-
-def load_rubric(**metadata: Any) -> Any:
-    return with_judge(load_rubric_for_lm_eval(**metadata), metadata)
 
 
 def rubric_doc_to_text(doc: dict[str, Any]) -> str:
@@ -51,3 +46,12 @@ def rubric_doc_to_target(doc: dict[str, Any]) -> str:
     """The gold rules as a one-criterion rubric (a reference for logs, not a scoring target)."""
     criteria = [{"criterion": "gold rules", "weight": 10, "checking_points": doc["gold_rules"]}]
     return json.dumps({"criteria": criteria}, ensure_ascii=False)
+
+
+def judge_work(doc: Mapping[str, Any], response: str, settings: RunSettings) -> Units:
+    """The benchmark's ``judge_work``: a rubric record (``gold_rules``) asks its match
+    matrix; a verification record its explanation and edit questions."""
+    if "gold_rules" in doc:
+        yield CONSTRAINTS, partial(rubric.score_rubric, doc, response)
+    else:
+        yield CONSTRAINTS, partial(verify.score_sample, doc, response, budget=settings.image_budget)

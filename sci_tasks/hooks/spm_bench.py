@@ -7,7 +7,7 @@ from typing import Any
 
 from PIL import Image
 
-from sci_tasks.images import budget_of, open_images
+from sci_tasks.images import open_images
 from sci_tasks.prompts import render, with_image_placeholders
 
 
@@ -17,8 +17,8 @@ def doc_to_text(doc: dict[str, Any]) -> str:
 
 def doc_to_image(doc: dict[str, Any]) -> list[Image.Image]:
     """Every image of the question, in the record's order (questions refer to "image 1", ...),
-    within the task's image budget."""
-    return open_images(doc["images"], budget_of(doc))
+    at full resolution (the task fits them into its image budget: ``SciTask.doc_to_image``)."""
+    return open_images(doc["images"])
 
 
 def doc_to_target(doc: dict[str, Any]) -> str:
