@@ -156,46 +156,33 @@ def package_versions() -> dict[str, str | None]:
     return out
 
 
-def git_revision() -> dict[str, Any] | str:
-    """The sci-tasks checkout's commit (and whether it has local changes); ``"none"`` when
-    the package is not in a git checkout (an installed wheel) or git is missing. git's own
+def _git(folder: Path, *args: str) -> str | None:
+    """What ``git -C folder ARGS`` prints, None when it fails or git is missing; git's own
     complaints are captured, never printed."""
-    root = Path(__file__).resolve().parents[1]
-    if not (root / ".git").exists():
-        return "none"
-    try:
-        commit = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
-        if commit.returncode != 0:
-            return "none"
-        dirty = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return "none"
-    return {"commit": commit.stdout.strip(), "dirty": bool(dirty.stdout.strip())}
-
-
-def _git_dir(folder: Path) -> Path | None:
-    """The git folder of the checkout holding ``folder`` (None: none, or no git), asked of
-    git with its complaints captured."""
     try:
         out = subprocess.run(
-            ["git", "-C", str(folder), "rev-parse", "--absolute-git-dir"],
-            capture_output=True,
-            text=True,
-            timeout=10,
+            ["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=10
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def git_revision() -> dict[str, Any] | str:
+    """The sci-tasks checkout's commit (and whether it has local changes); ``"none"`` when
+    the package is not in a git checkout (an installed wheel) or git is missing."""
+    root = Path(__file__).resolve().parents[1]
+    commit = _git(root, "rev-parse", "HEAD") if (root / ".git").exists() else None
+    if not commit:
+        return "none"
+    dirty = _git(root, "status", "--porcelain", "--untracked-files=no")
+    return {"commit": commit, "dirty": bool(dirty)}
+
+
+def _git_dir(folder: Path) -> Path | None:
+    """The git folder of the checkout holding ``folder`` (None: none, or no git)."""
+    found = _git(folder, "rev-parse", "--absolute-git-dir")
+    return Path(found) if found else None
 
 
 @contextmanager
