@@ -11,12 +11,12 @@ parts (the ``parts`` hook of a registered benchmark's ``MetricSpec``) is written
 * a ratio of counts (num_i satisfied of den_i scored checks), or a mean over some samples
   only (den_i = 1 for a sample that counts, 0 otherwise): the benchmark's own function;
 * a sample whose parts are None makes the metric NaN, and its error too (a cascade
-  aggregation such as Acc_e with an unscored sample).
+  aggregation with an unscored sample).
 
 Resampling draws whole samples with replacement (``iters`` draws, seeded: the same inputs
 always give the same numbers). The paired difference of two models resamples the samples
-both answered (matched by ``sample_key``: task and the record's own fields, whatever the
-run's judge or image budget) jointly, and gives the 2.5 / 97.5 percentiles of the
+both answered (matched by ``sample_key``: task and lm-eval's ``doc_hash``, the same whatever
+the run's judge or image budget) jointly, and gives the 2.5 / 97.5 percentiles of the
 replicated differences.
 """
 
