@@ -24,7 +24,15 @@ def include_path() -> str:
     return str(files("sci_tasks.tasks"))
 
 
-_our_folder = include_path  # task_manager's own argument is named include_path, as lm-eval's
+def task_folders() -> list[str]:
+    """Every task folder lm-eval is to index: ours, then each registered benchmark's own
+    that lies outside it (a plugin's, ``sci_tasks.benchmarks``), as TaskManager's
+    ``include_path``."""
+    from sci_tasks import benchmarks
+
+    ours = Path(include_path()).resolve()
+    theirs = (b.task_folder().resolve() for b in benchmarks.all_benchmarks())
+    return [include_path(), *dict.fromkeys(str(f) for f in theirs if not f.is_relative_to(ours))]
 
 
 def task_manager(
@@ -32,8 +40,9 @@ def task_manager(
     include_path: str | Path | list[str | Path] | None = None,
     **kwargs: Any,
 ) -> TaskManager:
-    """A ``TaskManager`` that knows the standard lm-eval tasks, ours, and the task folders
-    in ``include_path`` (yours: later folders override earlier ones, as in lm-eval).
+    """A ``TaskManager`` that knows the standard lm-eval tasks, ours (every registered
+    benchmark's: ``task_folders``), and the task folders in ``include_path`` (yours: later
+    folders override earlier ones, as in lm-eval).
 
     ``metadata`` reaches every task, e.g. ``{"SCIMIF_DATA_DIR": "/data/scimif"}``.
     """
@@ -42,7 +51,7 @@ def task_manager(
     given = [] if include_path is None else [include_path]
     if isinstance(include_path, (list, tuple)):
         given = list(include_path)
-    return TaskManager(include_path=[_our_folder(), *given], metadata=metadata, **kwargs)
+    return TaskManager(include_path=[*task_folders(), *given], metadata=metadata, **kwargs)
 
 
-__all__ = ["__version__", "include_path", "task_manager"]
+__all__ = ["__version__", "include_path", "task_folders", "task_manager"]

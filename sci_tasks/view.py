@@ -7,9 +7,9 @@ results file is one *run* (one model). The page has, per task, a summary (headli
 with bootstrap ± from ``sci_tasks.stats``, sample counts), then every sample: prompt,
 images (downsized, embedded as data URLs), response, the filtered text that was scored, the
 target, and each check's verdict (pass / fail / partial / unscored), group, reason and
-judge, read from each logged sample's ``record`` entry: SciMIF's per-constraint verdicts,
-SPM-Bench's parsed answer, SciGen-Verify's judgement / explanation / edit cascade. The same
-document answered by several runs is shown side by side.
+judge, read from each logged sample's ``record`` entry by its benchmark's ``checks`` hook
+(``sci_tasks.benchmarks``: the page names no benchmark). The same document answered by
+several runs is shown side by side.
 
 No server and no network: CSS and JS are inline, the data is one JSON block that the
 page's script reads with ``JSON.parse`` and puts on the page as text only (``textContent``),
@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import argparse
 import base64
+import functools
 import hashlib
 import io
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -34,13 +35,14 @@ import jinja2
 from markupsafe import Markup
 
 from sci_tasks import benchmarks, stats
-from sci_tasks.data.jsonl import DETAIL, read_samples
+from sci_tasks.benchmarks import Check
+from sci_tasks.data.jsonl import DETAIL
 from sci_tasks.data.locate import DataError
+from sci_tasks.outputs import OUTPUT_FOLDERS, json_text, metric_keys, read_jsonl
 from sci_tasks.report import newest_samples
 
 OUT_NAME = "sci-view.html"
 TEMPLATE = "view.jinja"
-_SKIP = {"scores", "report", "leaderboard"}  # sci-score / sci-report / sci-leaderboard output
 THUMB = 256  # pixels, longest side of an embedded image (shown at most 220 px wide)
 
 
@@ -48,9 +50,6 @@ def headlines() -> dict[str, tuple[str, ...]]:
     """Headline metrics of a task's summary by task-name prefix (lm-eval names, filter
     "none"), as each benchmark declares them (``sci_tasks.benchmarks``)."""
     return {p: m for b in benchmarks.all_benchmarks() for p, m in b.headlines.items()}
-
-
-_NOT_METRICS = {"alias", "name", "sample_len", "sample_count", "samples"}
 
 
 @dataclass
@@ -77,7 +76,7 @@ def find_runs(root: Path) -> list[Run]:
         {
             p.parent
             for p in root.rglob("samples_*.jsonl")
-            if not _SKIP & set(p.relative_to(root).parts[:-1])
+            if not OUTPUT_FOLDERS & set(p.relative_to(root).parts[:-1])
         }
     )
     runs = [read_run(root, folder) for folder in folders]
@@ -115,7 +114,7 @@ def read_run(root: Path, folder: Path) -> Run:
         if path.parent != folder:
             continue  # a deeper folder is its own run
         try:
-            run.samples[task] = read_samples(path)
+            run.samples[task] = read_jsonl(path)
         except (OSError, DataError) as exc:
             run.samples[task] = []
             run.problems.append(f"{exc} (no sample of this file is shown)")
@@ -168,58 +167,37 @@ def verdict_of(score: Any) -> str:
     return "fail" if score <= 0.0 else "partial"
 
 
-def _check(
-    name: str, score: Any, group: str = "", reason: str = "", judge: Any = None
-) -> dict[str, Any]:
+def page_check(check: Check) -> dict[str, Any]:
+    """A check in the page's common form (its verdict from its score)."""
+    verdict = verdict_of(check.score)
     return {
-        "name": name,
-        "score": None if verdict_of(score) == "unscored" else score,
-        "verdict": verdict_of(score),
-        "group": group or "",
-        "reason": reason or "",
-        "judge": judge or "",
+        "name": check.name,
+        "score": None if verdict == "unscored" else check.score,
+        "verdict": verdict,
+        "group": check.group or "",
+        "reason": check.reason or "",
+        "judge": check.judge or "",
     }
 
 
+@functools.cache
+def _checks_hook(ref: str) -> Callable[[Mapping[str, Any]], list[Check]]:
+    return benchmarks.hook(ref)  # type: ignore[no-any-return]
+
+
 def checks_of(task: str, record: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The verdicts of one logged sample, one per check, in the page's common form."""
+    """The checks of one logged sample of ``task``, in the page's common form: what its
+    benchmark's ``checks`` hook reads from the sample's record (none for a task that is not
+    a registered benchmark's). A hook that fails gives one unscored check saying so."""
     detail = record.get(DETAIL)  # the per-sample record its scorer logs
-    if not isinstance(detail, dict):
+    benchmark = benchmarks.of_task(task)
+    if not isinstance(detail, dict) or benchmark is None or not benchmark.checks:
         return []
-    if "constraints" in detail:  # SciMIF
-        return [
-            _check(
-                v.get("constraint") or f"(unknown) {v.get('name')}",
-                v.get("score"),
-                v.get("group") or "",
-                v.get("reason") or "",
-                v.get("judge"),
-            )
-            for v in detail["constraints"]
-        ]
-    spm = verify = detail
-    if "gold" in spm:  # SPM-Bench
-        pred = ", ".join(spm.get("prediction") or []) or "(none)"
-        gold = ", ".join(spm.get("gold") or [])
-        note = spm.get("parse_note") or ""
-        reason = f"predicted {pred}; gold {gold}" + (f"; {note}" if note else "")
-        return [_check("answer (EM)", spm.get("em"), spm.get("field") or "", reason)]
-    if "judgement" in verify:  # SciGen-Verify
-        category = verify.get("category") or ""
-        checks = [
-            _check("judgement (Acc_a)", verify.get("acc_a"), category,
-                   verify.get("parse_note") or f"judgement {verify.get('judgement')}, "
-                   f"label {verify.get('label')}"),
-            _check("explanation (Acc_e)", verify.get("acc_e"), category,
-                   verify.get("acc_e_reason") or "", verify.get("acc_e_judge")),
-        ]  # fmt: skip
-        if not verify.get("label"):  # Acc_i counts negatives only: no edit check otherwise
-            checks.append(
-                _check("edit (Acc_i)", verify.get("acc_i"), category,
-                       verify.get("acc_i_reason") or "", verify.get("acc_i_judge"))
-            )  # fmt: skip
-        return checks
-    return []
+    try:
+        found = _checks_hook(benchmark.checks)(detail)
+    except Exception as exc:  # one odd record must not cost the page
+        found = [Check("checks", None, f"{benchmark.checks} failed: {type(exc).__name__}: {exc}")]
+    return [page_check(c) for c in found]
 
 
 def values_of(record: Mapping[str, Any], no_judge: bool = False) -> list[list[str]]:
@@ -271,7 +249,7 @@ def has_judge(run: Run) -> bool:
     whether any logged sample names a judge."""
     if run.judge is not None:
         return run.judge != "none"
-    for records in run.samples.values():
+    for task, records in run.samples.items():
         for record in records:
             detail = record.get(DETAIL)
             if not isinstance(detail, dict):
@@ -279,7 +257,7 @@ def has_judge(run: Run) -> bool:
             correctness = detail.get("correctness")
             if isinstance(correctness, dict) and correctness.get("judge"):
                 return True
-            if any(c.get("judge") for c in checks_of("", record)):
+            if any(c["judge"] for c in checks_of(task, record)):
                 return True
     return False
 
@@ -362,7 +340,7 @@ def summary_rows(run: Run, task: str, iters: int) -> list[list[str]]:
     rows = []
     for name in names:
         key = f"{name},none"
-        if name in stats.SAMPLE_PARTS and any(name in r for r in records):
+        if stats.has_parts(name) and any(name in r for r in records):
             est = stats.metric_estimate(name, records, iters=iters)
             unjudged = no_judge and name in JUDGE_GRADED and math.isnan(est.value)
             text = NO_JUDGE if unjudged else stats.fmt(est)
@@ -380,14 +358,8 @@ def summary_rows(run: Run, task: str, iters: int) -> list[list[str]]:
 
 
 def _numeric_metrics(results: Mapping[str, Any]) -> list[str]:
-    names = []
-    for key, v in results.items():
-        metric = key.split(",")[0]
-        if metric in _NOT_METRICS or "_stderr" in key or isinstance(v, bool):
-            continue
-        if isinstance(v, (int, float)) and metric not in names:
-            names.append(metric)
-    return names
+    numeric = (k for k in metric_keys(results) if isinstance(results[k], (int, float)))
+    return list(dict.fromkeys(k.partition(",")[0] for k in numeric))
 
 
 VERDICTS = ("pass", "fail", "partial", "unscored")  # a check's verdict, by its index
@@ -543,7 +515,7 @@ def csp_hash(script: str) -> Markup:
 def script_json(data: Any) -> Markup:
     """JSON safe inside ``<script type="application/json">``: ``<``, ``>``, ``&`` and the
     line separators as ``\\u`` escapes, so no text can close the element."""
-    text = json.dumps(data, ensure_ascii=False, allow_nan=False, default=str, separators=(",", ":"))
+    text = json_text(data, indent=None, compact=True)
     for char, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
                       ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):  # fmt: skip
         text = text.replace(char, esc)

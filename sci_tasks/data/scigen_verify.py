@@ -123,6 +123,7 @@ BENCHMARK = Benchmark(
         ),
     ),
     task_metrics={"scigen_rubric.yaml": RUBRIC_METRICS},
+    checks="sci_tasks.report.scigen_verify_view:checks",
     headlines={
         "scigen_verify": ("acc_a", "acc_e", "acc_i", "unparsed_rate"),
         "scigen_rubric": ("rr", "nhr", "sf1", "rubric_unparsed"),

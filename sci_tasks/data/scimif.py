@@ -141,6 +141,7 @@ BENCHMARK = Benchmark(
             "with its reason and source, the correctness grade), shown in the samples log only"
         ),
     ),
+    checks="sci_tasks.report.scimif_view:checks",
     headlines={"scimif": ("csr", "isr", "drfr", "correct", "unscored_rate")},
     task_sets=("scimif", "scimif_all", "scimif_text", *(f"scimif_{s}" for s in SHORT.values())),
 )

@@ -63,6 +63,7 @@ BENCHMARK = Benchmark(
             "gold, prediction, parse and confidence notes, scores), shown in the samples log only"
         ),
     ),
+    checks="sci_tasks.report.spm_bench_view:checks",
     headlines={"spm_bench": ("em", "spc", "sip_f1", "f1", "delta", "ece", "unparsed_rate")},
     task_sets=("spm_bench",),
     count_column="questions",
