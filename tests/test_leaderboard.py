@@ -370,3 +370,99 @@ def test_jobs_differing_in_generation_settings_keep_a_row_each(
     assert f"| {long} " in markdown and f"| {short} " in markdown
     assert "3 row(s). One row per model configuration" in markdown
     assert "in both" not in markdown  # nothing superseded: the two rows never mixed
+
+
+# --- a benchmark registered as a plugin: its columns with ±, no edit to the leaderboard ----
+
+QUIZ_GROUP = """group: quiz
+task:
+  - quiz_easy
+  - quiz_hard
+aggregate_metric_list:
+  - metric: acc
+    weight_by_size: true
+  - metric: score
+    weight_by_size: false
+"""
+QUIZ_PLUGIN = """from sci_tasks.benchmarks import Benchmark, MetricSpec
+
+BENCHMARK = Benchmark(
+    name="quiz", title="Quiz", data_key="QUIZ_DATA_DIR", group="quiz",
+    splits=("quiz_easy", "quiz_hard"), columns=(("Acc", "acc,none"), ("Score", "score,none")),
+    report="lb_quiz_plugin", count_column="questions", tasks_dir={tasks!r},
+    metrics=(MetricSpec("acc", True, "mean", label="Acc", parts="mean"),
+             MetricSpec("score", True, "mean", label="Score", parts="mean")),
+)
+"""
+
+
+def _quiz_job(sweep: Path, model: str, tasks: dict[str, list[tuple[float, float]]]) -> None:
+    """A finished job of ``model`` with one results entry and samples file per quiz task:
+    (acc, score) per document; a document's hash is its task and index."""
+    stamp = "2026-01-01T10-00-00.000000"
+    results = {
+        task: task_values(len(docs), acc=sum(a for a, _ in docs) / len(docs),
+                          score=sum(s for _, s in docs) / len(docs))
+        for task, docs in tasks.items()
+    }  # fmt: skip
+    folder = make_job(sweep, f"{model}__quiz__1", model, stamp, results)
+    for task, docs in tasks.items():
+        lines = [
+            {"doc_id": i, "doc_hash": f"{task}-{i}", "doc": {"id": i}, "acc": a, "score": s}
+            for i, (a, s) in enumerate(docs)
+        ]
+        path = folder / model / f"samples_{task}_{stamp}.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def test_a_registered_benchmark_gets_its_columns_with_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A benchmark the leaderboard was not written for (registered by SCI_TASKS_BENCHMARKS,
+    no leaderboard hook) gets its declared columns: without its group, lm-eval's group
+    aggregation over the splits present, as its group YAML weights each metric (Acc by
+    size, Score unweighted), with the ± that goes with it; paired differences for the
+    pooled column."""
+    from sci_tasks.stats import bootstrap
+
+    tasks = tmp_path / "quiz_tasks"
+    tasks.mkdir()
+    (tasks / "quiz.yaml").write_text(QUIZ_GROUP)
+    (tmp_path / "lb_quiz_plugin.py").write_text(QUIZ_PLUGIN.format(tasks=str(tasks)))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("SCI_TASKS_BENCHMARKS", "lb_quiz_plugin")
+    sweep = tmp_path / "sweep"
+    easy = [(1.0, 0.5), (1.0, 0.5)]
+    hard_m = [(1.0, 0.0), (0.0, 0.5), (1.0, 0.5), (0.0, 0.0), (0.0, 0.5), (1.0, 0.0)]
+    hard_n = [(0.0, 1.0), (0.0, 1.0), (1.0, 1.0), (0.0, 1.0), (0.0, 1.0), (1.0, 1.0)]
+    _quiz_job(sweep, "m", {"quiz_easy": easy, "quiz_hard": hard_m})
+    _quiz_job(sweep, "n", {"quiz_hard": hard_n})
+
+    board = leaderboard.build(sweep)
+    m, n = board.rows
+    # Acc by size: (1.0 * 2 + 0.5 * 6) / 8; Score unweighted: (0.5 + 0.25) / 2
+    assert (m.values["Quiz Acc"], m.values["Quiz Score"]) == (0.625, 0.375)
+    assert m.values["Quiz questions"] == 8.0
+    assert (n.values["Quiz Acc"], n.values["Quiz Score"]) == (2 / 6, 1.0)
+    # Acc's ±: the pooled samples; Score's: the two tasks' errors combined (easy's is 0)
+    pooled = bootstrap([(a, 1.0) for a, _ in easy + hard_m]).stderr
+    assert m.stderr["Quiz Acc"] == pooled > 0
+    hard_se = bootstrap([(s, 1.0) for _, s in hard_m]).stderr
+    assert m.stderr["Quiz Score"] == pytest.approx(hard_se / 2) and hard_se > 0
+    # paired: Acc on the six hard documents both answered (3/6 - 2/6); Score is no pooled
+    # mean, so it has no paired difference
+    (pair,) = leaderboard.pairwise(board)
+    assert (pair.column, pair.difference.n) == ("Quiz Acc", 6)
+    assert pair.difference.diff == pytest.approx(1 / 6)
+
+    leaderboard.write(board, tmp_path / "out")
+    markdown = (tmp_path / "out" / "leaderboard.md").read_text(encoding="utf-8")
+    assert "## Quiz\n\n| model | questions | Acc | Score |" in markdown
+    assert f"| m | 8 | 0.6250 ± {pooled:.4f} | 0.3750 ± {hard_se / 2:.4f} |" in markdown
+    assert (
+        "`m`: no `quiz` group results; Quiz values are the means (weighted as the group's "
+        "aggregate_metric_list says) over `quiz_easy`, `quiz_hard`." in markdown
+    )
+    assert "- `Quiz Acc / Score`: the `quiz` group's values; without the group" in markdown
+    rows = {r["model"]: r for r in read_csv(tmp_path / "out" / "leaderboard.csv")}
+    assert (rows["m"]["Quiz Acc"], rows["n"]["Quiz questions"]) == ("0.625", "6")

@@ -40,6 +40,9 @@ class ErrorSource(NamedTuple):
     metric: str  # lm-eval's metric name (no filter)
     tasks: tuple[str, ...]
     group: str | None = None
+    # the value pools the tasks' samples (a size-weighted group mean); False: it is the
+    # unweighted mean over the tasks, whose ± combines theirs (and has no paired difference)
+    pooled: bool = True
 
 
 class Section:
@@ -100,7 +103,9 @@ class Section:
         for label, key in b.columns:
             metric = key.split(",")[0]
             if stats.has_parts(metric):  # e.g. SPM-Bench's Delta is no ratio of sums: no ±
-                out[f"{b.title} {label}"] = ErrorSource(metric, b.splits, b.group)
+                rule = _rule(b, metric, key.partition(",")[2])
+                pooled = rule is None or rule.weight_by_size
+                out[f"{b.title} {label}"] = ErrorSource(metric, b.splits, b.group, pooled)
         return out
 
     def combined_errors(self, row: ModelRow) -> dict[str, float]:

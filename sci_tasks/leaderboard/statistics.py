@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lm_eval.api.metrics import unweighted_mean_stderr
+
 from sci_tasks import stats
 from sci_tasks.data.locate import DataError
 from sci_tasks.leaderboard.discovery import Job
@@ -30,10 +32,11 @@ def uncertainty(
     bootstrap standard error, then each section's combined errors."""
     cache: dict[tuple[str, str], list[dict[str, Any]] | None] = {}
     for part in parts:
-        for column, (metric, tasks, group) in part.error_sources().items():
+        for column, (metric, tasks, group, pooled) in part.error_sources().items():
             if math.isnan(row.values.get(column, math.nan)):
                 continue
             pairs: list[tuple[str, dict[str, Any]]] = []
+            errors: list[float] = []  # per task, for an unweighted mean over the tasks
             for task in tasks:
                 chosen = entries.get(group) if group else None  # the group's job, when present
                 chosen = chosen or entries.get(task)
@@ -44,9 +47,13 @@ def uncertainty(
                 if key not in cache:
                     cache[key] = _logged(source, task, row.model, notes)
                 pairs += [(task, r) for r in cache[key] or []]
-            if pairs:
+                if cache[key] and not pooled:
+                    errors.append(stats.metric_estimate(metric, cache[key] or []).stderr)
+            if pairs and pooled:
                 row.samples[column] = pairs
                 row.stderr[column] = stats.metric_estimate(metric, (r for _, r in pairs)).stderr
+            elif errors:  # as lm-eval combines the errors of an unweighted group mean
+                row.stderr[column] = float(unweighted_mean_stderr(errors))
         row.stderr.update(part.combined_errors(row))
 
 
