@@ -38,8 +38,6 @@ BENCHMARK = Benchmark(
     name="spm_bench",
     title="SPM-Bench",
     splits=tuple(f"spm_bench_{t.lower()}" for t in TECHNIQUES),
-    report="sci_tasks.report.spm_bench",
-    leaderboard="sci_tasks.report.spm_bench_leaderboard",
     metrics=(
         MetricSpec("em", True, "mean", label="EM", parts="mean"),
         MetricSpec("spc", True, "mean", label="SPC", parts="mean"),
@@ -63,6 +61,8 @@ BENCHMARK = Benchmark(
             "gold, prediction, parse and confidence notes, scores), shown in the samples log only"
         ),
     ),
+    report="sci_tasks.report.spm_bench",
+    leaderboard="sci_tasks.report.spm_bench_leaderboard",
     checks="sci_tasks.report.spm_bench_view:checks",
     headlines={"spm_bench": ("em", "spc", "sip_f1", "f1", "delta", "ece", "unparsed_rate")},
     task_sets=("spm_bench",),
