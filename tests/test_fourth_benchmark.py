@@ -229,3 +229,21 @@ def test_sci_leaderboard_shows_its_columns_with_the_error(sweep: Path) -> None:
         {"Units Number": 0.125, "Units Exact": 0.125}
     )
     assert [r["paired samples"] for r in pairs] == ["8", "8"]  # every question paired
+
+
+def test_sci_report_names_a_bad_samples_line_and_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sci_tasks.report import cli
+
+    monkeypatch.setenv(benchmarks.PLUGINS_ENV, PLUGIN)
+    path = tmp_path / "samples_units_metric_2026-12-02T00-00-00.jsonl"
+    path.write_text(json.dumps({"doc_id": 0, "doc": {"id": "u1"}, "number": 1.0}) + "\n")
+    with pytest.raises(SystemExit) as exited:
+        cli.main([str(tmp_path)])
+    assert exited.value.code == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"sci-report: Units: {path}:1: no per-sample 'record' entry, so no scores "
+        "(predict-only?): run sci-score on it first"
+    )

@@ -14,7 +14,6 @@ from sci_tasks.outputs import OUTPUT_FOLDERS, fmt, markdown_table
 __all__ = ["fmt", "markdown_table"]  # the one table (sci_tasks.outputs), as reports use it
 
 
-
 def newest_samples(run_dir: Path, prefix: str) -> dict[str, Path]:
     """task -> its newest ``samples_<task>_<timestamp>.jsonl`` under ``run_dir``, for tasks
     named ``<prefix>...``. One model's run only: samples in several folders are refused,

@@ -179,12 +179,13 @@ def _rubric_row(name: str, records: Sequence[Mapping[str, Any]]) -> RubricRow:
     def macro(key: str) -> float:
         return macro_over_domains({"value": r[key], "domain": r["domain"]} for r in records)
 
+    rr, nhr, sf1 = (macro(key) for key in ("rr", "nhr", "sf1"))
     return RubricRow(
         name=name,
         rubrics=len(records),
-        rr=macro("rr"),
-        nhr=macro("nhr"),
-        sf1=macro("sf1"),
+        rr=rr,
+        nhr=nhr,
+        sf1=sf1,
         unscored=sum(r["rr"] is None for r in records),
         unparsed=sum(not r["parsed"] for r in records),
         weights_off=sum(bool(r["parsed"]) and not r["weights_ok"] for r in records),

@@ -187,7 +187,8 @@ def rows_by(records: Iterable[Mapping[str, Any]], key: str) -> list[Row]:
 
 
 def _md_table(rows: Sequence[Row], first: str) -> list[str]:
-    """The rows with the pooled one last, in bold."""
+    """The rows with the pooled one last, in bold: the one table (``markdown_table``), its
+    cells formatted here because one column differs (mean tokens to 1 place, scores to 3)."""
     head = [first, *(title for _, title in COLUMNS[1:])]
     cells = [
         [fmt(v, 1 if f.name == "mean_output_tokens" else 3)
