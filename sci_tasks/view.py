@@ -182,7 +182,8 @@ def page_check(check: Check) -> dict[str, Any]:
 
 @functools.cache
 def _checks_hook(ref: str) -> Callable[[Mapping[str, Any]], list[Check]]:
-    return benchmarks.hook(ref)  # type: ignore[no-any-return]
+    hooked: Callable[[Mapping[str, Any]], list[Check]] = benchmarks.hook(ref)
+    return hooked
 
 
 def checks_of(task: str, record: Mapping[str, Any]) -> list[dict[str, Any]]:
