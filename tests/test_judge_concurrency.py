@@ -215,8 +215,30 @@ def test_rule_kind_checkers_never_ask_the_judge() -> None:
 
 
 def test_the_filter_is_identity_on_the_responses() -> None:
+    """Unbound (a task of another class) it only passes the responses on; bound to its
+    task's batches it schedules them, and they are sent once, when scoring starts, with the
+    task's settings; at concurrency 1 nothing is scheduled."""
+    from sci_tasks.metrics.judge.prefetch import JudgeBatches
+    from sci_tasks.run_settings import RunSettings
+
     docs = [{"id": 1}, {"id": 2}]
     responses = ["first reply", "second reply"]
-    assert JudgePrefetch("scimif").apply(iter(responses), docs) == responses
-    with pytest.raises(ValueError, match="unknown benchmark 'spm'"):
-        JudgePrefetch("spm")
+    assert JudgePrefetch().apply(iter(responses), docs) == responses
+    seen: list[tuple[Any, ...]] = []
+
+    def work(doc: Any, response: str, settings: RunSettings) -> list[Any]:
+        seen.append((doc["id"], response, settings))
+        return []
+
+    judge = JudgeConfig(model="j", base_url="http://127.0.0.1:9/v1", concurrency=8)
+    batches = JudgeBatches(work, RunSettings(judge))
+    assert JudgePrefetch(batches).apply(iter(responses), docs) == responses
+    assert seen == []  # nothing before scoring (a --predict_only run never scores)
+    batches.send()
+    assert seen == [(1, "first reply", RunSettings(judge)), (2, "second reply", RunSettings(judge))]
+    batches.send()
+    assert len(seen) == 2  # once
+    single = JudgeConfig(model="j", base_url="http://h/v1", concurrency=1)
+    one_at_a_time = JudgeBatches(work, RunSettings(single))
+    JudgePrefetch(one_at_a_time).apply(iter(responses), docs)
+    assert one_at_a_time.send() == 0 and len(seen) == 2

@@ -18,7 +18,7 @@ from PIL import Image
 import sci_tasks
 from sci_tasks import tiny_vlm
 from sci_tasks.hooks import spm_bench
-from sci_tasks.images import budget_of, open_images
+from sci_tasks.images import ImageBudget, fit, open_images
 from sci_tasks.metrics.verify import edit_images
 from sci_tasks.prompts import IMAGE_PLACEHOLDER
 
@@ -162,8 +162,9 @@ def test_the_image_budget_shrinks_what_the_processor_receives(folder: str) -> No
         for image, (w, h) in zip(call["images"], originals, strict=True):
             assert w * h > 4096 >= image.width * image.height  # scaled down into the budget
             assert abs(image.width / image.height - w / h) < 0.05  # aspect ratio kept
+        budget = ImageBudget(max_pixels=4096)  # the task's (its metadata), not the document's
         assert [pixels(i) for i in call["images"]] == [
-            pixels(i) for i in spm_bench.doc_to_image(doc)
+            pixels(fit(i, budget)) for i in spm_bench.doc_to_image(doc)
         ]
 
 
@@ -191,7 +192,7 @@ def test_multi_image_scigen_verify_samples_keep_their_image_order(folder: str) -
     assert edits, "an editing record (source image, then candidate) in the samples"
     distinct = 0
     for doc in edits:
-        expected = [pixels(i) for i in open_images(edit_images(doc), budget_of(doc))]
+        expected = [pixels(i) for i in open_images(edit_images(doc))]  # no budget: as is
         # the source image(s) first: the record's own files, in the record's order
         sources = [pixels(Image.open(p).convert("RGB")) for p in doc["source_images"]]
         assert len(expected) >= 2 and expected[: len(sources)] == sources
