@@ -396,6 +396,17 @@ BENCHMARK = Benchmark(
 """
 
 
+def register_quiz(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, group: str) -> None:
+    """The quiz benchmark registered as a plugin ``module`` (a name of its own per test:
+    Python keeps an imported module), its group YAML ``group``."""
+    tasks = tmp_path / "quiz_tasks"
+    tasks.mkdir()
+    (tasks / "quiz.yaml").write_text(group)
+    (tmp_path / f"{module}.py").write_text(QUIZ_PLUGIN.format(tasks=str(tasks)))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("SCI_TASKS_BENCHMARKS", module)
+
+
 def _quiz_job(sweep: Path, model: str, tasks: dict[str, list[tuple[float, float]]]) -> None:
     """A finished job of ``model`` with one results entry and samples file per quiz task:
     (acc, score) per document; a document's hash is its task and index."""
@@ -425,12 +436,7 @@ def test_a_registered_benchmark_gets_its_columns_with_errors(
     pooled column."""
     from sci_tasks.stats import bootstrap
 
-    tasks = tmp_path / "quiz_tasks"
-    tasks.mkdir()
-    (tasks / "quiz.yaml").write_text(QUIZ_GROUP)
-    (tmp_path / "lb_quiz_plugin.py").write_text(QUIZ_PLUGIN.format(tasks=str(tasks)))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv("SCI_TASKS_BENCHMARKS", "lb_quiz_plugin")
+    register_quiz(tmp_path, monkeypatch, "lb_quiz_plugin", QUIZ_GROUP)
     sweep = tmp_path / "sweep"
     easy = [(1.0, 0.5), (1.0, 0.5)]
     hard_m = [(1.0, 0.0), (0.0, 0.5), (1.0, 0.5), (0.0, 0.0), (0.0, 0.5), (1.0, 0.0)]
@@ -466,3 +472,19 @@ def test_a_registered_benchmark_gets_its_columns_with_errors(
     assert "- `Quiz Acc / Score`: the `quiz` group's values; without the group" in markdown
     rows = {r["model"]: r for r in read_csv(tmp_path / "out" / "leaderboard.csv")}
     assert (rows["m"]["Quiz Acc"], rows["n"]["Quiz questions"]) == ("0.625", "6")
+
+
+def test_a_broken_group_yaml_is_one_line_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Splits without their group need the group YAML's rules: a YAML lm-eval could not
+    read either is a one-line error naming the file, not a traceback."""
+    broken = QUIZ_GROUP.replace("weight_by_size: false", "weight_by_size: false\n    scale: 2")
+    register_quiz(tmp_path, monkeypatch, "lb_quiz_broken", broken)
+    _quiz_job(tmp_path / "sweep", "m", {"quiz_hard": [(1.0, 1.0)]})
+    with pytest.raises(SystemExit) as exc:
+        leaderboard.main([str(tmp_path / "sweep")])
+    assert exc.value.code == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("sci-leaderboard: error: group 'quiz': ")
+    assert str(tmp_path / "quiz_tasks" / "quiz.yaml") in line and "scale" in line

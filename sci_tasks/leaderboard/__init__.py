@@ -79,7 +79,10 @@ def main(argv: Iterable[str] | None = None) -> None:
     sweep_dir = args.sweep_dir.resolve()
     if not sweep_dir.is_dir():
         parser.error(f"{sweep_dir} is not a folder")
-    board = build(sweep_dir)
+    try:
+        board = build(sweep_dir)
+    except (RuntimeError, ValueError) as exc:  # a plugin that cannot load, a bad group YAML
+        parser.exit(2, f"sci-leaderboard: error: {exc}\n")
     if not board.jobs:
         parser.exit(1, f"no sci-eval job folders (with {MANIFEST}) under {sweep_dir}\n")
     for path in write(board, (args.out or sweep_dir / OUT_NAME).resolve()):

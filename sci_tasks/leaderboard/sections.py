@@ -155,7 +155,7 @@ def section_of(benchmark: Benchmark) -> Section:
         return Section(benchmark)
     cls = benchmarks.hook(ref if ":" in ref else f"{ref}:Section")
     if not (isinstance(cls, type) and issubclass(cls, Section)):
-        raise TypeError(
+        raise ValueError(
             f"benchmark {benchmark.name!r}: leaderboard hook {ref!r} is not a subclass of "
             f"{Section.__module__}.Section"
         )
@@ -217,8 +217,11 @@ def group_config(folder: str, group: str) -> GroupConfig | None:
     for path in dict.fromkeys([here / f"{group}.yaml", *sorted(here.glob("*.yaml"))]):
         if not path.is_file():
             continue
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_TagsAsText)
-        if isinstance(raw, dict) and raw.get("group") == group:
-            fields = ("group", "group_alias", "task", "aggregate_metric_list", "metadata")
-            return GroupConfig(**{k: raw[k] for k in fields if k in raw})
+        try:
+            raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_TagsAsText)
+            if isinstance(raw, dict) and raw.get("group") == group:
+                fields = ("group", "group_alias", "task", "aggregate_metric_list", "metadata")
+                return GroupConfig(**{k: raw[k] for k in fields if k in raw})
+        except (OSError, yaml.YAMLError, TypeError, ValueError) as exc:
+            raise ValueError(f"group {group!r}: {path}: {exc}") from None
     return None
