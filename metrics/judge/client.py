@@ -22,25 +22,23 @@ What it guarantees (spec ``judges.md``):
   once (``judge unavailable``), so a dead judge costs bounded time, not attempts x timeout
   per verdict. ``ask`` never raises;
 * what it cost is reported to the run's ledger (``usage``), per judge role.
+
+The configuration is ``config.py``; the request and reply types, the chat request and the
+strict reading of a reply are ``protocol.py`` (both re-exported here: this module is where
+callers get a judge from).
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import logging
-import mimetypes
 import os
-import re
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
 
-import jsonschema
 import openai
 from tenacity import (
     RetryCallState,
@@ -51,233 +49,35 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from sci_tasks.cache import cache_root
 from sci_tasks.metrics.judge import usage
-from sci_tasks.text import safe_text, safe_value
+from sci_tasks.metrics.judge.config import JudgeConfig, default_cache_dir
+from sci_tasks.metrics.judge.protocol import (
+    JudgeReply,
+    JudgeRequest,
+    MalformedReply,
+    ReplyError,
+    chat_messages,
+    parse_strict,
+    reply_content,
+    reported_tokens,
+    structured_output_args,
+)
+
+# what callers import from here (the judge package, scimif, tests)
+__all__ = [
+    "DiskCache",
+    "JudgeClient",
+    "JudgeConfig",
+    "JudgeReply",
+    "JudgeRequest",
+    "ReplyError",
+    "parse_strict",
+    "reported_tokens",
+]
 
 log = logging.getLogger(__name__)
 
-ENV_PREFIX = "SCI_TASKS_JUDGE_"  # SCI_TASKS_JUDGE_MODEL, SCI_TASKS_JUDGE_BASE_URL, ...
-STRUCTURED_OUTPUTS = ("json_schema", "tool", "json_object", "none")
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 UNAVAILABLE = "judge unavailable"
-
-
-def default_cache_dir() -> str:
-    """``<cache root>/judge`` (``sci_tasks.cache.cache_root``)."""
-    return str(cache_root() / "judge")
-
-
-@dataclass(frozen=True)
-class JudgeConfig:
-    """Everything about a judge, as plain data (a Hydra ``judge/`` config maps onto it)."""
-
-    model: str
-    base_url: str
-    api_key_env: str = "OPENAI_API_KEY"  # the NAME of the variable, never the key
-    temperature: float = 0.0
-    max_tokens: int = 512
-    timeout: float = 60.0  # seconds per call
-    concurrency: int = 8
-    max_attempts: int = 4  # per request, transport failures and unparseable replies alike
-    backoff_initial: float = 0.5
-    backoff_max: float = 20.0
-    # consecutive connection failures / timeouts (any request) after which the judge is
-    # treated as down for the rest of the run; 0: never
-    unavailable_after: int = 10
-    # json_schema: response_format json_schema (OpenAI, vLLM); json_object: response_format
-    # json_object with the schema (llama-cpp-python server);
-    # tool: a forced function call whose parameters are the schema; none.
-    structured_output: str = "json_schema"
-    cache: bool = True
-    cache_dir: str | None = None  # None: default_cache_dir()
-    name: str = ""  # a label for results folders; defaults to the model
-
-    def __post_init__(self) -> None:
-        if self.structured_output not in STRUCTURED_OUTPUTS:
-            raise ValueError(f"structured_output must be one of {', '.join(STRUCTURED_OUTPUTS)}")
-        if self.concurrency < 1 or self.max_attempts < 1:
-            raise ValueError("concurrency and max_attempts must be at least 1")
-        if self.unavailable_after < 0:
-            raise ValueError("unavailable_after must be 0 (never) or more")
-        if not ENV_NAME.fullmatch(self.api_key_env):
-            # a pasted key instead of a variable name must never reach a results file
-            raise ValueError(
-                "api_key_env must NAME an environment variable (letters, digits, _), "
-                "not hold the key"
-            )
-
-    @property
-    def label(self) -> str:
-        return self.name or self.model
-
-    @classmethod
-    def from_mapping(cls, values: Mapping[str, Any]) -> JudgeConfig:
-        if "api_key" in values:
-            raise ValueError("a judge config names the key's environment variable (api_key_env)")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"unknown judge setting(s): {', '.join(unknown)}")
-        kinds = {f.name: f.type for f in fields(cls)}
-        out: dict[str, Any] = {}
-        for key, value in values.items():
-            if value is None:
-                continue
-            kind = str(kinds[key])
-            if isinstance(value, str) and kind.startswith(("float", "int")):
-                value = float(value) if kind.startswith("float") else int(value)
-            elif isinstance(value, str) and kind == "bool":
-                value = value.strip().lower() in {"1", "true", "yes", "on"}
-            out[key] = value
-        return cls(**out)
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> JudgeConfig | None:
-        """``SCI_TASKS_JUDGE_MODEL`` + ``SCI_TASKS_JUDGE_BASE_URL`` (+ any other field)."""
-        env = os.environ if environ is None else environ
-        values = {
-            f.name: env[ENV_PREFIX + f.name.upper()]
-            for f in fields(cls)
-            if ENV_PREFIX + f.name.upper() in env
-        }
-        if not values.get("model"):
-            return None
-        return cls.from_mapping(values)
-
-    def public(self) -> dict[str, Any]:
-        """What may be written to results: the settings, never a key."""
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class JudgeRequest:
-    """One question to the judge: prompt text, optional images, the reply's JSON schema
-    (or, for a free-text protocol, no schema and the reader of the reply)."""
-
-    prompt: str
-    schema: Mapping[str, Any] | None  # None: free text, read by ``read_reply``
-    prompt_version: str  # the template name and version, recorded with every verdict
-    system: str = "You are a careful scientific grader. Reply with one JSON object only."
-    images: Sequence[str] = ()  # file paths
-    # free text: the reply's reading as a dict; raises ReplyError when it cannot be read
-    read_reply: Callable[[str], dict[str, Any]] | None = None
-    role: str = usage.CONSTRAINTS  # whose cost this is (usage.ROLES); not part of the cache key
-
-    def __post_init__(self) -> None:
-        # the boundary where text enters the judge: a lone surrogate from a model reply
-        # could not be sent (UTF-8 request body) nor hashed into a cache key
-        object.__setattr__(self, "prompt", safe_text(self.prompt))
-        object.__setattr__(self, "system", safe_text(self.system))
-        if (self.schema is None) == (self.read_reply is None):
-            raise ValueError("a judge request has a JSON schema or a free-text reader, not both")
-
-
-@dataclass(frozen=True)
-class JudgeReply:
-    data: dict[str, Any] | None  # the parsed, schema-valid object; None when it failed
-    error: str | None  # why there is no data: the true reason
-    model: str
-    prompt_version: str
-    attempts: int = 0
-    cached: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return self.data is not None
-
-    @property
-    def provenance(self) -> str:
-        return f"{self.model} / {self.prompt_version}"
-
-
-class ReplyError(ValueError):
-    """A reply that is not one schema-valid JSON object."""
-
-
-def parse_strict(content: str | None, schema: Mapping[str, Any]) -> dict[str, Any]:
-    """The whole reply must be one JSON object valid against ``schema``.
-
-    No searching for an object inside prose: a judge that echoes the prompt (with its JSON
-    example) back must NOT parse. One enclosing Markdown code fence is tolerated.
-    """
-    text = (content or "").strip()
-    if text.startswith("```") and text.endswith("```") and text.count("```") == 2:
-        text = text[3:-3].removeprefix("json").strip()
-    if not text:
-        raise ReplyError("empty reply")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReplyError(f"not JSON ({exc.msg} at char {exc.pos}): {text[:60]!r}") from None
-    except RecursionError:
-        raise ReplyError("JSON nested too deeply") from None
-    if not isinstance(data, dict):
-        raise ReplyError(f"JSON {type(data).__name__}, not an object")
-    try:
-        jsonschema.validate(data, schema)
-    except jsonschema.ValidationError as exc:
-        raise ReplyError(f"schema violation: {exc.message}") from None
-    safe, _ = safe_value(data)  # a "\ud800" escape in the reply: its reason must be writable
-    return dict(safe)
-
-
-class MalformedReply(ValueError):
-    """An HTTP 200 body that is not an OpenAI chat completion."""
-
-
-def reply_content(body: bytes, content_type: str = "", tool: bool = False) -> str:
-    """The reply text of a chat-completion body (with ``tool``: the forced function call's
-    arguments). A completion whose message has no text gives ``""`` (then "empty reply");
-    a body that is not a chat completion raises MalformedReply naming what it is."""
-    text = body.decode("utf-8", "replace").strip()
-    if not text:
-        raise MalformedReply("empty body")
-    try:
-        completion = json.loads(text)
-    except (ValueError, RecursionError):
-        kind = content_type.split(";")[0].strip() or "no content type"
-        raise MalformedReply(f"body is not JSON ({kind}): {safe_text(text[:60])!r}") from None
-    if not isinstance(completion, dict):
-        raise MalformedReply(f"body is a JSON {type(completion).__name__}, not a chat completion")
-    choices = completion.get("choices")
-    if not isinstance(choices, list) or not choices:
-        what = "has no choices" if not choices else f"choices is a {type(choices).__name__}"
-        raise MalformedReply(f"the completion {what}")
-    choice = choices[0]
-    message = choice.get("message") if isinstance(choice, dict) else None
-    if not isinstance(message, dict):
-        raise MalformedReply("choice 0 has no message")
-    if tool:
-        calls = message.get("tool_calls") or []
-        call = calls[0] if isinstance(calls, list) and calls else None
-        function = call.get("function") if isinstance(call, dict) else None
-        arguments = function.get("arguments") if isinstance(function, dict) else None
-        return safe_text(arguments) if isinstance(arguments, str) else ""
-    content = message.get("content")
-    if content is None:
-        return ""
-    if not isinstance(content, str):
-        raise MalformedReply(f"message content is a JSON {type(content).__name__}, not text")
-    return safe_text(content)
-
-
-def reported_tokens(body: bytes) -> tuple[int, int] | None:
-    """(prompt_tokens, completion_tokens) of a chat completion's ``usage``; None when the
-    body reports none (a server may not)."""
-    try:
-        completion = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
-    reported = completion.get("usage") if isinstance(completion, dict) else None
-    if not isinstance(reported, dict):
-        return None
-    prompt, completion_tokens = reported.get("prompt_tokens"), reported.get("completion_tokens")
-    # whole counts only (``type(...) is int``: a JSON true is no count)
-    if type(prompt) is int and type(completion_tokens) is int:
-        if prompt >= 0 and completion_tokens >= 0:
-            return prompt, completion_tokens
-    return None
 
 
 class _Retryable(Exception):
@@ -514,7 +314,7 @@ class JudgeClient:
         """One HTTP request: the reply text and the (prompt, completion) tokens its
         ``usage`` reports (None: none reported)."""
         cfg = self.config
-        kwargs = _structured_output(cfg.structured_output, request.schema)
+        kwargs = structured_output_args(cfg.structured_output, request.schema)
         with self._lock:
             self.calls += 1
         try:
@@ -522,7 +322,7 @@ class JudgeClient:
             # chat completion (an HTML error page with HTTP 200, an empty body, ...)
             raw = self._http.chat.completions.with_raw_response.create(
                 model=cfg.model,
-                messages=_messages(request),  # type: ignore[arg-type]
+                messages=chat_messages(request),  # type: ignore[arg-type]
                 temperature=cfg.temperature,
                 max_tokens=cfg.max_tokens,
                 **kwargs,
@@ -569,39 +369,6 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
         return max(0.0, float(value)) if value is not None else None
     except ValueError:
         return None  # an HTTP date: fall back to our own backoff
-
-
-def _structured_output(kind: str, schema: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The request arguments that ask the server for a reply of ``schema``; none at all for
-    a free-text request (``schema`` None): no ``response_format``, no tools."""
-    if schema is None or kind == "none":
-        return {}
-    if kind == "json_schema":
-        spec = {"name": "verdict", "schema": dict(schema), "strict": True}
-        return {"response_format": {"type": "json_schema", "json_schema": spec}}
-    if kind == "tool":
-        function = {"name": "verdict", "parameters": dict(schema)}
-        return {
-            "tools": [{"type": "function", "function": function}],
-            "tool_choice": {"type": "function", "function": {"name": "verdict"}},
-        }
-    return {"response_format": {"type": "json_object", "schema": dict(schema)}}
-
-
-def _messages(request: JudgeRequest) -> list[dict[str, Any]]:
-    content: Any = request.prompt
-    if request.images:
-        content = [{"type": "text", "text": request.prompt}] + [
-            {"type": "image_url", "image_url": {"url": _data_url(p)}} for p in request.images
-        ]
-    user = {"role": "user", "content": content}
-    # no system message when a protocol has none (CompassVerifier: one user message)
-    return [{"role": "system", "content": request.system}, user] if request.system else [user]
-
-
-def _data_url(path: str) -> str:
-    mime = mimetypes.guess_type(path)[0] or "image/png"
-    return f"data:{mime};base64,{base64.b64encode(Path(path).read_bytes()).decode()}"
 
 
 def _file_sha256(path: str) -> str:
