@@ -42,6 +42,9 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # for tests.*
+from tests.misbehaving import completion  # noqa: E402  (the one chat-completion body)
+
 BUNDLED = ROOT / "sci_tasks" / "samples" / "scimif"
 DISCIPLINES = ("chemistry", "geography", "life", "materials", "physics")
 KEY = "view-scale-key"  # the stdlib server checks nothing; lm-eval wants a key
@@ -124,8 +127,7 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:  # quiet
         pass
 
-    def _send(self, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
+    def _send(self, data: bytes) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -133,7 +135,9 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_GET(self) -> None:  # /v1/models
-        self._send({"object": "list", "data": [{"id": "any", "object": "model"}]})
+        self._send(
+            json.dumps({"object": "list", "data": [{"id": "any", "object": "model"}]}).encode()
+        )
 
     def do_POST(self) -> None:  # /v1/chat/completions
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
@@ -143,23 +147,7 @@ class Handler(BaseHTTPRequestHandler):
             parts = content if isinstance(content, list) else [{"text": content}]
             texts += [str(p.get("text")) for p in parts if isinstance(p, dict) and p.get("text")]
         model = str(body.get("model"))
-        reply = reply_for(model, "\n".join(texts))
-        self._send(
-            {
-                "id": "cmpl-view-scale",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": model,
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": reply},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-            }
-        )
+        self._send(completion(reply_for(model, "\n".join(texts)), model))
 
 
 def serve() -> tuple[ThreadingHTTPServer, str]:

@@ -77,11 +77,9 @@ from sci_tasks.metrics.constraints.count_requirements import (
     Parsed,
     Requirement,
     check_line,
-    forward_count,
-    negative_count,
+    count_patterns,
     parse_counts,
     requirement_texts,
-    reverse_count,
 )
 from sci_tasks.metrics.constraints.judged import STEPS
 from sci_tasks.metrics.constraints.methods import check_method
@@ -281,12 +279,8 @@ def _atom_requirements(text: str, in_parameters: bool) -> tuple[Parsed, bool, st
             return parsed, True, ""
     sym = _SYM_BARE if in_parameters else _SYM_ATOMS
     keys = rf"{_HEAVY}|{_NAME_KEY}|{sym}"
-    patterns = [
-        forward_count(keys),
-        _TOTAL_RE,
-        reverse_count(keys),
-        negative_count(rf"{_NAME_KEY}|{_SYM_ATOMS}"),
-    ]
+    negative = rf"{_NAME_KEY}|{_SYM_ATOMS}"
+    patterns = count_patterns(keys, total=_TOTAL_RE, negative=negative)
     parsed = parse_counts(text, patterns, _atom_key)
     unknown = ""
     for m in _UNKNOWN_ATOM_RE.finditer(text):
@@ -398,12 +392,10 @@ def _bond_key(m: re.Match[str]) -> str | None:
 
 
 def _bond_requirements(text: str) -> tuple[Parsed, str]:
-    patterns = [
-        forward_count(_BOND_KEY),
-        _TOTAL_BONDS_RE,
-        reverse_count(_BOND_REVERSE_KEY),
-        negative_count(r"(?P<type>single|double|triple|aromatic|rotatable)[ \t-]+bonds?(?![a-z])"),
-    ]
+    typed = r"(?P<type>single|double|triple|aromatic|rotatable)[ \t-]+bonds?(?![a-z])"
+    patterns = count_patterns(
+        _BOND_KEY, total=_TOTAL_BONDS_RE, reverse=_BOND_REVERSE_KEY, negative=typed
+    )
     parsed = parse_counts(text, patterns, _bond_key)
     for m in _UNKNOWN_BOND_RE.finditer(text):
         if not parsed.covers(m.span()):
@@ -516,11 +508,8 @@ def _group_key(m: re.Match[str]) -> str | None:
 
 
 def _group_requirements(text: str) -> tuple[Parsed, str]:
-    patterns = [
-        forward_count(_GROUP_KEY, _GROUP_BETWEEN),
-        reverse_count(rf"(?:number[ \t]+of[ \t]+)?{_GROUP_KEY}"),
-        negative_count(_GROUP_KEY),
-    ]
+    reverse = rf"(?:number[ \t]+of[ \t]+)?{_GROUP_KEY}"
+    patterns = count_patterns(_GROUP_KEY, reverse=reverse, between=_GROUP_BETWEEN)
     parsed = parse_counts(text, patterns, _group_key)
     for m in _UNKNOWN_GROUP_RE.finditer(text):
         what = m.group("what").lower().split()

@@ -144,6 +144,25 @@ def negative_count(keys: str, between: str = "") -> re.Pattern[str]:
     return re.compile(rf"(?<![\w])(?:{_NEG}){_WS}{between}(?P<key>{keys})", re.I)
 
 
+def count_patterns(
+    keys: str,
+    *,
+    total: re.Pattern[str] | None = None,
+    reverse: str | None = None,
+    negative: str | None = None,
+    between: str = "",
+) -> list[re.Pattern[str]]:
+    """The ways a count of ``keys`` is written, in reading order: "[bound] N <key>" (with
+    ``between`` words before the key), a stated ``total``, "<key>: N" (``reverse`` keys, if
+    other) and "without <key>" (``negative`` keys, if other)."""
+    patterns = [forward_count(keys, between)]
+    if total is not None:
+        patterns.append(total)
+    patterns.append(reverse_count(reverse or keys))
+    patterns.append(negative_count(negative or keys))
+    return patterns
+
+
 def parse_counts(
     text: str,
     patterns: Iterable[re.Pattern[str]],
