@@ -465,9 +465,30 @@ def page_data(root: Path, runs: Sequence[Run], problems: list[str]) -> dict[str,
     }
 
 
+def unpaired_runs(data: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Per task, a sentence for each two runs that both answered it but share no document
+    (the same record, ``stats.sample_key``): nothing of theirs is side by side."""
+    answered: dict[tuple[int, int], set[int]] = {}  # (task, run) -> its documents
+    for di, (task, _, members) in enumerate(data["docs"]):
+        for si in members:
+            answered.setdefault((task, data["samples"][si][0]), set()).add(di)
+    out: dict[str, list[str]] = {}
+    for (task, a), docs_a in sorted(answered.items()):
+        for (other_task, b), docs_b in sorted(answered.items()):
+            if other_task == task and a < b and not docs_a & docs_b:
+                labels = [data["runs"][i]["label"] for i in (a, b)]
+                out.setdefault(data["tasks"][task], []).append(
+                    f"{labels[0]} and {labels[1]} share no document of this task "
+                    "(other records, or the same ones with other contents): no sample of "
+                    "theirs is side by side, and no paired comparison is possible."
+                )
+    return out
+
+
 def build_page(root: Path, runs: Sequence[Run], iters: int = stats.ITERS) -> str:
     problems = [p for r in runs for p in r.problems]
     data = page_data(root, runs, problems)
+    unpaired = unpaired_runs(data)
     summaries = []
     for task in data["tasks"]:
         rows = []
@@ -481,8 +502,9 @@ def build_page(root: Path, runs: Sequence[Run], iters: int = stats.ITERS) -> str
                 rows.append({"run": run.label, "n": count, "cells": cells})
         columns = list(dict.fromkeys(name for row in rows for name in row["cells"]))
         summaries.append(
-            {"task": task, "alias": _alias(runs, task), "columns": columns, "rows": rows}
-        )
+            {"task": task, "alias": _alias(runs, task), "columns": columns, "rows": rows,
+             "unpaired": unpaired.get(task, [])}
+        )  # fmt: skip
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["csp_hash"] = csp_hash
     source = (files("sci_tasks.templates") / TEMPLATE).read_text(encoding="utf-8")

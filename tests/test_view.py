@@ -608,3 +608,26 @@ def test_responses_of_every_request_type_read_as_text() -> None:
     # loglikelihood (multiple choice): every choice's value, not the first number alone
     assert view._first([[[-1.5, False]], [[-0.25, True]]]) == "[[[-1.5, false]], [[-0.25, true]]]"
     assert view._first(2) == "2" and view._first(None) == "" and view._first([]) == ""
+
+
+def test_runs_sharing_no_document_are_said_to(tmp_path: Path) -> None:
+    """Two runs of one task with no record in common get a sentence, not an empty pairing."""
+    for run, question in (("a", "one"), ("b", "two"), ("c", "one")):
+        sample = {"doc_id": 0, "doc": {"q": question}, "doc_hash": f"hash of {question}",
+                  "resps": [["x"]], "filtered_resps": ["x"], "target": "y"}  # fmt: skip
+        (tmp_path / run).mkdir()
+        (tmp_path / run / "samples_demo_2026-01-01T00-00-00.jsonl").write_text(
+            json.dumps(sample) + "\n"
+        )
+    runs = view.find_runs(tmp_path)
+    notes = view.unpaired_runs(view.page_data(tmp_path, runs, []))
+    assert notes == {
+        "demo": [
+            f"{x} and {y} share no document of this task (other records, or the same ones "
+            "with other contents): no sample of theirs is side by side, and no paired "
+            "comparison is possible."
+            for x, y in (("a", "b"), ("b", "c"))
+        ]
+    }
+    page = view.build_page(tmp_path, runs, iters=10)
+    assert page.count('<p class="note unpaired">') == 2
