@@ -71,7 +71,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only compare, write nothing")
     args = parser.parse_args(argv)
-    texts = wanted()
+    try:
+        texts = wanted()
+    except (RuntimeError, ValueError, OSError) as exc:  # a plugin that cannot load, a bad YAML
+        print(f"{Path(__file__).name}: {exc}", file=sys.stderr)
+        return 2
     differ = [p for p, text in texts.items() if p.read_text(encoding="utf-8") != text]
     if args.check:
         for path in differ:

@@ -48,6 +48,18 @@ def test_a_plugins_metric_list_is_generated_too(monkeypatch: pytest.MonkeyPatch)
     assert generator["main"](["--check"]) == 0
 
 
+def test_a_plugin_that_cannot_load_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(benchmarks.PLUGINS_ENV, "no_such_plugin_module")
+    assert _generator()["main"](["--check"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "generate_metric_lists.py: benchmark plugin 'no_such_plugin_module': "
+        "No module named 'no_such_plugin_module'\n"
+    )
+
+
 @pytest.mark.parametrize("b", benchmarks.all_benchmarks(), ids=lambda b: b.name)
 def test_each_yaml_metric_list_is_its_specs(b: Benchmark) -> None:
     """Read back with a YAML parser: names, aggregations and directions in spec order."""
