@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,19 +52,35 @@ def test_path_override_takes_run_dir_or_a_positional_path(tmp_path: Path) -> Non
     assert path_override(["run_dir='a=b'"], "run_dir") == (["run_dir='a=b'"], "a=b")
 
 
-def test_every_command_takes_a_sweep_job_folder_and_a_path_with_spaces_unquoted(
-    tmp_path: Path,
-) -> None:
+@dataclass(frozen=True)
+class Swept:
+    sweep: Path  # <folder>/sci-eval-sweeps/s, its one job folder named by its overrides
+    job: Path
+    stderr: str
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> Swept:
+    """A one-job sweep on a scripted model server, run outside a git checkout (a temporary
+    folder), for the module's tests; the server is gone once it has run."""
+    folder = tmp_path_factory.mktemp("swept")
     with scripted_server(lambda _: (200, "application/json", completion("4"))) as model:
-        swept = ok(cli(
-            tmp_path, "sci-eval", "-m", "model=local_api", "model.args.model=scripted",
+        out = ok(cli(
+            folder, "sci-eval", "-m", "model=local_api", "model.args.model=scripted",
             f"model.args.base_url={model.chat_url}", "model.args.num_concurrent=1",
             "tasks=scimif_chem", "limit=2", "+model.gen_kwargs.max_gen_toks=64", "sweep_name=s",
         ))  # fmt: skip
-    # run outside a git checkout (tmp_path): nothing about git on the console
-    assert "git" not in swept.stderr and "fatal" not in swept.stderr, swept.stderr[-2000:]
-    sweep = tmp_path / "sci-eval-sweeps" / "s"
+    sweep = folder / "sci-eval-sweeps" / "s"
     (job,) = [p for p in sweep.iterdir() if (p / "manifest.json").is_file()]
+    return Swept(sweep, job, out.stderr)
+
+
+def test_every_command_takes_a_sweep_job_folder_and_a_path_with_spaces_unquoted(
+    tmp_path: Path, swept: Swept
+) -> None:
+    # run outside a git checkout: nothing about git on the console
+    assert "git" not in swept.stderr and "fatal" not in swept.stderr, swept.stderr[-2000:]
+    sweep, job = swept.sweep, swept.job
     assert "__max_gen_toks=64,num_concurrent=1," in job.name  # "=" and "," in the name
     spaced = tmp_path / "my runs" / f"copy of {job.name}"
     shutil.copytree(job, spaced)
@@ -91,14 +108,9 @@ def test_every_command_takes_a_sweep_job_folder_and_a_path_with_spaces_unquoted(
     assert not (tmp_path / "replayed").exists()
 
 
-def test_sci_score_checks_its_judge_before_any_work(tmp_path: Path) -> None:
-    run = tmp_path / "run"
-    with scripted_server(lambda _: (200, "application/json", completion("4"))) as model:
-        ok(cli(
-            tmp_path, "sci-eval", "model=local_api", "model.args.model=scripted",
-            f"model.args.base_url={model.chat_url}", "tasks=scimif_chem", "limit=1",
-            f"hydra.run.dir={run}",
-        ))  # fmt: skip
+def test_sci_score_checks_its_judge_before_any_work(tmp_path: Path, swept: Swept) -> None:
+    run = tmp_path / "run"  # a copy of the sweep's job: a finished run with nothing scored
+    shutil.copytree(swept.job, run, ignore=shutil.ignore_patterns("scores"))
     judge = refused_url()
     cases: list[tuple[list[str], dict[str, Any], str]] = [
         (["judge=local_api", "judge.model=grader", f"judge.base_url={judge}"], {},
