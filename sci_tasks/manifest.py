@@ -21,8 +21,10 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -156,13 +158,14 @@ def package_versions() -> dict[str, str | None]:
     return out
 
 
-def _git(folder: Path, *args: str) -> str | None:
+def _git(folder: Path, *args: str, env: Mapping[str, str] | None = None) -> str | None:
     """What ``git -C folder ARGS`` prints, None when it fails or git is missing; git's own
-    complaints are captured, never printed."""
+    complaints are captured, never printed. ``env``: variables added for this call."""
     try:
         out = subprocess.run(
-            ["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=10
-        )
+            ["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=10,
+            env={**os.environ, **env} if env else None,
+        )  # fmt: skip
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() if out.returncode == 0 else None
@@ -185,20 +188,30 @@ def _git_dir(folder: Path) -> Path | None:
     return Path(found) if found else None
 
 
+# lm-eval's ``git_hash`` for a run of an installed sci-tasks outside any checkout: a tag, so
+# the results say why there is no revision rather than a commit of somebody else's folder
+NO_CHECKOUT = "no-checkout"
+_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's built-in empty tree (SHA-1)
+
+
 @contextmanager
 def quiet_git() -> Iterator[None]:
     """lm-eval's run with its git lookup quiet, nothing of lm-eval's replaced.
 
     lm-eval records ``git describe --always`` of the working folder (``git_hash`` in its
     results); outside a checkout git prints ``fatal: not a git repository`` on our stderr.
-    Then, for the run, ``GIT_DIR`` names the checkout sci-tasks itself runs from, which git
-    honours: lm-eval records the revision of the code that ran (the manifest's ``git``) and
-    git prints nothing. Inside a checkout nothing changes. An installed sci-tasks run outside
-    any checkout has no revision to record: lm-eval's own lookup runs as it is."""
+    Then, for the run, ``GIT_DIR`` (which git honours) names the checkout sci-tasks itself
+    runs from: lm-eval records the revision of the code that ran (the manifest's ``git``). An
+    installed sci-tasks has no checkout: ``GIT_DIR`` names a tiny repository in the cache
+    whose only commit is tagged ``no-checkout``, which lm-eval records. Inside a checkout, or
+    with ``GIT_DIR`` set already, nothing changes."""
+    if _git_dir(Path.cwd()) is not None or "GIT_DIR" in os.environ:
+        yield
+        return
     own = Path(__file__).resolve().parents[1]
-    quiet = _git_dir(Path.cwd()) is None and "GIT_DIR" not in os.environ
-    git_dir = _git_dir(own) if quiet and (own / ".git").exists() else None
-    if git_dir is None:
+    git_dir = _git_dir(own) if (own / ".git").exists() else None
+    git_dir = git_dir or _no_checkout_repository()
+    if git_dir is None:  # git missing: lm-eval's lookup fails silently
         yield
         return
     os.environ["GIT_DIR"] = str(git_dir)
@@ -206,6 +219,38 @@ def quiet_git() -> Iterator[None]:
         yield
     finally:
         os.environ.pop("GIT_DIR", None)
+
+
+def _no_checkout_repository() -> Path | None:
+    """A bare repository in the cache whose HEAD is tagged ``NO_CHECKOUT`` (built once; None
+    when git is missing or fails)."""
+    from sci_tasks.cache import cache_root
+
+    repo = cache_root() / "git" / f"{NO_CHECKOUT}.git"
+    if _git(repo, "describe", "--always") == NO_CHECKOUT:
+        return repo
+    repo.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{repo.name}-", dir=repo.parent))
+    try:
+        fixed = {"GIT_AUTHOR_NAME": "sci-tasks", "GIT_AUTHOR_EMAIL": "sci-tasks@localhost",
+                 "GIT_COMMITTER_NAME": "sci-tasks", "GIT_COMMITTER_EMAIL": "sci-tasks@localhost",
+                 "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
+                 "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}  # fmt: skip
+        commit = None
+        if _git(work, "init", "--quiet", "--bare") is not None:
+            commit = _git(work, "commit-tree", _EMPTY_TREE, "-m", NO_CHECKOUT, env=fixed)
+        if not commit or _git(work, "update-ref", "--no-deref", "HEAD", commit) is None:
+            return None
+        # annotated: `git describe` (lm-eval's lookup) reads only annotated tags
+        if _git(work, "tag", "-a", NO_CHECKOUT, "-m", NO_CHECKOUT, commit, env=fixed) is None:
+            return None
+        try:
+            os.rename(work, repo)
+        except OSError:  # another run built it first
+            pass
+        return repo if _git(repo, "describe", "--always") == NO_CHECKOUT else None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 RECORD_SUFFIXES = (".jsonl", ".parquet")

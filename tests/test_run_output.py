@@ -327,7 +327,13 @@ def test_outside_a_git_checkout_nothing_about_git_is_printed(
     package.mkdir(parents=True)
     monkeypatch.setattr(manifest, "__file__", str(package / "manifest.py"))
     assert manifest.git_revision() == "none"
+    # an installed sci-tasks outside any checkout: lm-eval records why there is no revision
+    monkeypatch.setenv("SCI_TASKS_CACHE", str(tmp_path / "cache"))
+    for _ in range(2):  # built once, then reused
+        with manifest.quiet_git():
+            assert lm_eval.evaluator.get_git_commit_hash() == manifest.NO_CHECKOUT
     assert capfd.readouterr().err == ""
+    assert "GIT_DIR" not in os.environ
 
 
 def independent_bootstrap_sd(num: list[float], den: list[float], iters: int, seed: int) -> float:
