@@ -355,7 +355,7 @@ def preflight(cfg: DictConfig, out_dir: Path) -> tuple[Any, Any]:
 
 @hydra.main(config_path="pkg://sci_tasks.conf", config_name="score", version_base="1.3")
 def rescore(cfg: DictConfig) -> None:
-    from lm_eval.utils import make_table
+    from sci_tasks.run.results_table import results_table
 
     run_dir = Path(cfg.run_dir).expanduser().resolve()
     out_dir = Path(HydraConfig.get().runtime.output_dir)
@@ -365,9 +365,9 @@ def rescore(cfg: DictConfig) -> None:
     usage = ledger.summary()
     overrides = [str(o) for o in HydraConfig.get().overrides.task]
     manifest.write(out_dir, score_manifest(overrides, run_dir, written, judge, correctness, usage))
-    for path in written:
+    for path in written:  # sci-eval's table (strict JSON: a NaN is read back as null)
         results = json.loads(path.read_text(encoding="utf-8"))
-        print(make_table(results))
+        print(results_table(results, judged=judge is not None))
         print(f"re-scored results: {path}")
     for line in judge_usage.summary_lines(usage):
         print(line)

@@ -71,6 +71,8 @@ class SciTask(ConfigurableTask):
         return batches
 
     def process_results(self, doc: dict[str, Any], results: list[Any]) -> dict[str, Any]:
+        if not callable(self.config.process_results):  # --predict_only: lm-eval's "bypass"
+            return super().process_results(doc, results)
         if self.judge_batches is not None:
             self.judge_batches.send()  # the task's judge questions at once, before the first
         return self.config.process_results(doc, results, self.settings)
