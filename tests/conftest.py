@@ -9,8 +9,11 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 
 import pytest
+
+from .servers import Katan, katan
 
 # (variable, folder under the process's private root)
 PRIVATE_CACHES = (("SCI_TASKS_CACHE", "sci-tasks-cache"), ("HF_HOME", "hf-home"))
@@ -50,3 +53,21 @@ def no_data_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for key in (ROOT_KEY, *benchmarks.data_keys().values()):
         monkeypatch.delenv(key, raising=False)
     forget_read_data()
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Katan]:
+    """The model under test as a real OpenAI-compatible server: llm-katan's echo backend, at
+    most 4 requests at a time, one server for the test module that asks for it (its replies
+    keep no state; starting one costs seconds). A test counting its requests counts from
+    ``requests_received()`` at its start."""
+    with katan(tmp_path_factory.mktemp("model"), "--max-concurrent", "4") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Katan]:
+    """A judge server (llm-katan's echo backend, model ``judge-model``), one for the test
+    module that asks for it, as ``model``."""
+    with katan(tmp_path_factory.mktemp("judge"), model="judge-model") as server:
+        yield server

@@ -34,7 +34,7 @@ from .judged_data import (
     scigen_folder,
     scimif_release,
 )
-from .servers import KATAN_KEY, Katan, katan
+from .servers import KATAN_KEY, Katan
 
 RECORDS = 12
 LATENCY = 0.05  # long enough that eight workers overlap; nothing here is timed
@@ -97,11 +97,11 @@ def cache_files(folder: Path) -> dict[str, str]:
 
 
 def test_stock_lm_eval_sends_a_tasks_judge_calls_concurrently_with_the_same_verdicts(
-    tmp_path: Path, env: dict[str, str]
+    tmp_path: Path, env: dict[str, str], model: Katan
 ) -> None:
     data = scimif_release(tmp_path / "scimif", RECORDS)
     responses = tmp_path / "responses"  # lm-eval's response cache: both runs judge the same text
-    with katan(tmp_path, "--max-concurrent", "4") as model, counting_judge(LATENCY) as judge:
+    with counting_judge(LATENCY) as judge:
         seen = at_concurrency_1_and_8(
             tmp_path, model, judge, "scimif_chem", {"SCIMIF_DATA_DIR": str(data)}, env,
             "--use_cache", str(responses),
@@ -134,10 +134,10 @@ def test_stock_lm_eval_sends_a_tasks_judge_calls_concurrently_with_the_same_verd
     ],
 )
 def test_scigen_tasks_judge_concurrently(
-    tmp_path: Path, env: dict[str, str], task: str, per_record: int
+    tmp_path: Path, env: dict[str, str], model: Katan, task: str, per_record: int
 ) -> None:
     data = scigen_folder(tmp_path / "scigen", RECORDS, RECORDS)
-    with katan(tmp_path, "--max-concurrent", "4") as model, counting_judge(LATENCY) as judge:
+    with counting_judge(LATENCY) as judge:
         seen = at_concurrency_1_and_8(
             tmp_path, model, judge, task, {"SCIGEN_VERIFY_DATA_DIR": str(data)}, env
         )
@@ -154,10 +154,10 @@ def test_scigen_tasks_judge_concurrently(
 
 
 def test_predict_only_never_calls_the_judge_and_sci_eval_and_sci_score_judge_concurrently(
-    tmp_path: Path, env: dict[str, str]
+    tmp_path: Path, env: dict[str, str], model: Katan
 ) -> None:
     data = scimif_release(tmp_path / "scimif", RECORDS)
-    with katan(tmp_path, "--max-concurrent", "4") as model, counting_judge(LATENCY) as judge:
+    with counting_judge(LATENCY) as judge:
         # generate now, judge later: the filters run, scoring does not, the judge is not asked
         meta = {"SCIMIF_DATA_DIR": str(data), "judge": judge.settings(8, tmp_path / "c0")}
         lm_eval(model, "scimif_chem", tmp_path / "run", meta, env, "--predict_only")
