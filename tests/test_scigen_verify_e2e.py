@@ -240,77 +240,76 @@ RUBRIC_CALLS = 1  # g1 (3 points); g2's reply holds no rubric: 0 by rule
 
 
 def test_verdicts_rescored_by_judges_without_regenerating(
-    tmp_path: Path, env: dict[str, str]
+    tmp_path: Path, env: dict[str, str], model: Katan, judge: Katan
 ) -> None:
     folder = write_folder(tmp_path / "data")
     out = tmp_path / "run"
     metadata = json.dumps({"SCIGEN_VERIFY_DATA_DIR": str(folder)})
-    with katan(tmp_path, model="verifier") as model, katan(tmp_path, model="judge-model") as judge:
-        lm_eval(model, out, "scigen_verify_instruction_following", env, "--metadata", metadata)
-        lm_eval(model, out, "scigen_rubric", env, "--metadata", metadata)
-        assert model.requests_received() == 6 + 2
+    asked = (model.requests_received(), judge.requests_received())  # servers of the module
+    lm_eval(model, out, "scigen_verify_instruction_following", env, "--metadata", metadata)
+    lm_eval(model, out, "scigen_rubric", env, "--metadata", metadata)
+    assert model.requests_received() - asked[0] == 6 + 2
 
-        # generated without a judge: Acc_a is final, Acc_e / Acc_i unscored (NaN, counted)
-        first = results_of(out, 2)
-        task = first["scigen_verify_instruction_following"]
-        assert task["acc_a,none"] == pytest.approx(ACC_A)
-        assert math.isnan(task["acc_e,none"]) and math.isnan(task["acc_i,none"])
-        assert (task["acc_e_unscored,none"], task["acc_i_unscored,none"]) == (
-            EXPLANATION_CALLS, EDIT_CALLS,
-        )  # fmt: skip
-        assert task["bundled_samples,none"] == 0.0 and task["unparsed_rate,none"] == 1 / 6
-        rub = first["scigen_rubric"]
-        for metric in RUBRIC_METRICS:
-            assert f"{metric},none" in rub, metric
-        assert math.isnan(rub["sf1,none"]) and rub["rubric_unscored,none"] == 1
-        assert (rub["rubric_unparsed,none"], rub["weights_off,none"]) == (0.5, 0.5)
-        assert rub["rubric_points,none"] == 1.5  # (3 + 0) / 2
-        rows = {r["doc"]["id"]: r for r in samples(out, "scigen_verify_instruction_following")}
-        assert rows["b6"]["resps"][0][0].count(MARKER) == 2  # source + candidate
-        assert rows["b2"]["record"]["edit"] == "Point N up."
-        for row in samples(out, "scigen_rubric"):
-            assert MARKER not in row["resps"][0][0]  # text-only task
-        assert rows["b1"]["record"]["edit"] is None  # the prompt's placeholder edit, ignored
+    # generated without a judge: Acc_a is final, Acc_e / Acc_i unscored (NaN, counted)
+    first = results_of(out, 2)
+    task = first["scigen_verify_instruction_following"]
+    assert task["acc_a,none"] == pytest.approx(ACC_A)
+    assert math.isnan(task["acc_e,none"]) and math.isnan(task["acc_i,none"])
+    assert (task["acc_e_unscored,none"], task["acc_i_unscored,none"]) == (
+        EXPLANATION_CALLS, EDIT_CALLS,
+    )  # fmt: skip
+    assert task["bundled_samples,none"] == 0.0 and task["unparsed_rate,none"] == 1 / 6
+    rub = first["scigen_rubric"]
+    for metric in RUBRIC_METRICS:
+        assert f"{metric},none" in rub, metric
+    assert math.isnan(rub["sf1,none"]) and rub["rubric_unscored,none"] == 1
+    assert (rub["rubric_unparsed,none"], rub["weights_off,none"]) == (0.5, 0.5)
+    assert rub["rubric_points,none"] == 1.5  # (3 + 0) / 2
+    rows = {r["doc"]["id"]: r for r in samples(out, "scigen_verify_instruction_following")}
+    assert rows["b6"]["resps"][0][0].count(MARKER) == 2  # source + candidate
+    assert rows["b2"]["record"]["edit"] == "Point N up."
+    for row in samples(out, "scigen_rubric"):
+        assert MARKER not in row["resps"][0][0]  # text-only task
+    assert rows["b1"]["record"]["edit"] is None  # the prompt's placeholder edit, ignored
 
-        # sci-score with a tool-mode judge: judged values, one call per judge question
-        cache = tmp_path / "judge-cache"
-        scored, made = sci_score(out, judge, "katan-tool", "tool", cache, env, 2)
-        calls = EXPLANATION_CALLS + EDIT_CALLS + RUBRIC_CALLS
-        assert judge.requests_received() == calls == made
-        task = scored["scigen_verify_instruction_following"]
-        assert task["acc_a,none"] == pytest.approx(ACC_A)
-        assert task["acc_e,none"] == pytest.approx(ACC_E)
-        assert task["acc_i,none"] == pytest.approx(ACC_I)
-        assert (task["acc_e_unscored,none"], task["acc_i_unscored,none"]) == (0, 0)
-        rub = scored["scigen_rubric"]
-        assert (rub["rr,none"], rub["nhr,none"], rub["sf1,none"]) == (0.0, 0.0, 0.0)
-        assert rub["rubric_unscored,none"] == 0
-        rescored_rows = [
-            json.loads(line)
-            for path in (out / "scores" / "katan-tool").rglob("samples_scigen_verify_*.jsonl")
-            for line in path.read_text().splitlines()
-        ]
-        judged = {r["record"]["id"]: r["record"] for r in rescored_rows}
-        assert judged["b6"]["acc_i_judge"].startswith("judge-model / judge/verify_edit.jinja@")
-        assert judged["b1"]["acc_e_judge"].startswith(
-            "judge-model / judge/verify_explanation.jinja@"
-        )
-        assert judged["b4"]["acc_e_judge"] is None  # decided by rule
+    # sci-score with a tool-mode judge: judged values, one call per judge question
+    cache = tmp_path / "judge-cache"
+    scored, made = sci_score(out, judge, "katan-tool", "tool", cache, env, 2)
+    calls = EXPLANATION_CALLS + EDIT_CALLS + RUBRIC_CALLS
+    assert judge.requests_received() - asked[1] == calls == made
+    task = scored["scigen_verify_instruction_following"]
+    assert task["acc_a,none"] == pytest.approx(ACC_A)
+    assert task["acc_e,none"] == pytest.approx(ACC_E)
+    assert task["acc_i,none"] == pytest.approx(ACC_I)
+    assert (task["acc_e_unscored,none"], task["acc_i_unscored,none"]) == (0, 0)
+    rub = scored["scigen_rubric"]
+    assert (rub["rr,none"], rub["nhr,none"], rub["sf1,none"]) == (0.0, 0.0, 0.0)
+    assert rub["rubric_unscored,none"] == 0
+    rescored_rows = [
+        json.loads(line)
+        for path in (out / "scores" / "katan-tool").rglob("samples_scigen_verify_*.jsonl")
+        for line in path.read_text().splitlines()
+    ]
+    judged = {r["record"]["id"]: r["record"] for r in rescored_rows}
+    assert judged["b6"]["acc_i_judge"].startswith("judge-model / judge/verify_edit.jinja@")
+    assert judged["b1"]["acc_e_judge"].startswith("judge-model / judge/verify_explanation.jinja@")
+    assert judged["b4"]["acc_e_judge"] is None  # decided by rule
 
-        # the same judge again: all from the cache, zero new calls, same numbers
-        again, made = sci_score(out, judge, "katan-tool", "tool", cache, env, 2)
-        assert judge.requests_received() == calls and made == 0
-        assert json.dumps(again, sort_keys=True) == json.dumps(scored, sort_keys=True)
+    # the same judge again: all from the cache, zero new calls, same numbers
+    again, made = sci_score(out, judge, "katan-tool", "tool", cache, env, 2)
+    assert judge.requests_received() - asked[1] == calls and made == 0
+    assert json.dumps(again, sort_keys=True) == json.dumps(scored, sort_keys=True)
 
-        # a judge whose replies never parse: unscored, counted, NaN (never 0)
-        echo, made = sci_score(out, judge, "katan-echo", "json_schema", cache, env, 2)
-        assert judge.requests_received() == calls + 2 * calls == calls + made  # two attempts
-        task = echo["scigen_verify_instruction_following"]
-        assert math.isnan(task["acc_e,none"]) and math.isnan(task["acc_i,none"])
-        assert (task["acc_e_unscored,none"], task["acc_i_unscored,none"]) == (
-            EXPLANATION_CALLS, EDIT_CALLS,
-        )  # fmt: skip
-        assert echo["scigen_rubric"]["rubric_unscored,none"] == 1
+    # a judge whose replies never parse: unscored, counted, NaN (never 0; null in sci-score's
+    # strict JSON)
+    echo, made = sci_score(out, judge, "katan-echo", "json_schema", cache, env, 2)
+    assert judge.requests_received() - asked[1] == calls + 2 * calls == calls + made  # 2 attempts
+    task = echo["scigen_verify_instruction_following"]
+    assert task["acc_e,none"] is None and task["acc_i,none"] is None
+    assert (task["acc_e_unscored,none"], task["acc_i_unscored,none"]) == (
+        EXPLANATION_CALLS, EDIT_CALLS,
+    )  # fmt: skip
+    assert echo["scigen_rubric"]["rubric_unscored,none"] == 1
 
     # the echo judge's raw replies (cached) show what it was sent: the edit judge got the
     # images (b6: source + candidate), the explanation judge none
