@@ -33,7 +33,7 @@ from sci_tasks.report.scigen_verify import main as report_main
 
 from .commands import run_ok as run
 from .helpers import bundled_lines
-from .servers import KATAN_KEY, Katan, katan
+from .servers import KATAN_KEY, Katan
 
 MARKER = "[image:image/png]"
 CATEGORY_TASKS = (
@@ -111,48 +111,48 @@ def samples(out: Path, task: str) -> list[dict[str, Any]]:
 
 
 def test_bundled_samples_images_arrive_and_an_echo_earns_nothing(
-    tmp_path: Path, env: dict[str, str]
+    tmp_path: Path, env: dict[str, str], model: Katan, judge: Katan
 ) -> None:
     out = tmp_path / "run"
-    with katan(tmp_path, model="verifier") as model, katan(tmp_path, model="judge-model") as judge:
-        lm_eval(model, out, "scigen_verify", env)
-        assert model.requests_received() == len(bundled_lines("scigen_verify"))
+    asked = (model.requests_received(), judge.requests_received())  # servers of the module
+    lm_eval(model, out, "scigen_verify", env)
+    assert model.requests_received() - asked[0] == len(bundled_lines("scigen_verify"))
 
-        results = results_of(out, 1)
-        for task in CATEGORY_TASKS:
-            for metric in VERIFY_METRICS:
-                assert f"{metric},none" in results[task], (task, metric)
+    results = results_of(out, 1)
+    for task in CATEGORY_TASKS:
+        for metric in VERIFY_METRICS:
+            assert f"{metric},none" in results[task], (task, metric)
 
-        editing = 0
-        for task in CATEGORY_TASKS:
-            for row in samples(out, task):
-                doc, reply = row["doc"], row["resps"][0][0]
-                # one marker per image: the source image(s) of an editing record, then the
-                # candidate(s); max_images=2 lets both through
-                n_images = len(doc["source_images"]) + len(doc["images"])
-                assert reply.count(MARKER) == n_images >= 1, reply[:300]
-                assert doc["instruction"] in reply
-                editing += n_images == 2
-                record = row["record"]
-                assert row["acc_a"] == record["acc_a"] == 0.0  # a number: lm-eval's stderr
-                # the echo repeats the prompt: its placeholder answer is no judgement
-                assert record["judgement"] is None and record["tagged"]
-                assert (record["acc_a"], record["acc_e"]) == (0.0, 0.0)
-                assert record["acc_i"] == (None if doc["label"] else 0.0)
-        assert editing == 2
-        for task in CATEGORY_TASKS:
-            values = results[task]
-            assert (values["acc_a,none"], values["acc_e,none"], values["acc_i,none"]) == (0, 0, 0)
-            assert values["acc_e_unscored,none"] == 0 and values["acc_i_unscored,none"] == 0
-            assert values["unparsed_rate,none"] == 1.0 and values["bundled_samples,none"] == 1.0
-        group = results["scigen_verify"]
-        assert group["acc_a,none"] == 0.0 and group["bundled_samples,none"] == 1.0
+    editing = 0
+    for task in CATEGORY_TASKS:
+        for row in samples(out, task):
+            doc, reply = row["doc"], row["resps"][0][0]
+            # one marker per image: the source image(s) of an editing record, then the
+            # candidate(s); max_images=2 lets both through
+            n_images = len(doc["source_images"]) + len(doc["images"])
+            assert reply.count(MARKER) == n_images >= 1, reply[:300]
+            assert doc["instruction"] in reply
+            editing += n_images == 2
+            record = row["record"]
+            assert row["acc_a"] == record["acc_a"] == 0.0  # a number: lm-eval's stderr
+            # the echo repeats the prompt: its placeholder answer is no judgement
+            assert record["judgement"] is None and record["tagged"]
+            assert (record["acc_a"], record["acc_e"]) == (0.0, 0.0)
+            assert record["acc_i"] == (None if doc["label"] else 0.0)
+    assert editing == 2
+    for task in CATEGORY_TASKS:
+        values = results[task]
+        assert (values["acc_a,none"], values["acc_e,none"], values["acc_i,none"]) == (0, 0, 0)
+        assert values["acc_e_unscored,none"] == 0 and values["acc_i_unscored,none"] == 0
+        assert values["unparsed_rate,none"] == 1.0 and values["bundled_samples,none"] == 1.0
+    group = results["scigen_verify"]
+    assert group["acc_a,none"] == 0.0 and group["bundled_samples,none"] == 1.0
 
-        # re-scoring with a judge: rules decide everything, so the judge is never asked
-        rescored, calls = sci_score(out, judge, "katan-tool", "tool", tmp_path / "cache", env, 1)
-        assert judge.requests_received() == 0 == calls
-        assert rescored["scigen_verify"]["acc_a,none"] == 0.0
-        assert rescored["scigen_verify"]["bundled_samples,none"] == 1.0
+    # re-scoring with a judge: rules decide everything, so the judge is never asked
+    rescored, calls = sci_score(out, judge, "katan-tool", "tool", tmp_path / "cache", env, 1)
+    assert judge.requests_received() - asked[1] == 0 == calls
+    assert rescored["scigen_verify"]["acc_a,none"] == 0.0
+    assert rescored["scigen_verify"]["bundled_samples,none"] == 1.0
 
     records, files = load_records(out / "scores" / "katan-tool")
     assert len(records) == len(bundled_lines("scigen_verify")) and len(files) == 3
