@@ -62,11 +62,11 @@ class TaskScoring:
 
 @lru_cache(maxsize=1)
 def our_names() -> frozenset[str]:
-    """The tasks, groups and tags of the sci-tasks task folder."""
+    """The tasks, groups and tags of every registered benchmark's task folder."""
     from lm_eval.tasks import TaskManager
 
     return frozenset(
-        TaskManager(include_path=sci_tasks.include_path(), include_defaults=False).all_tasks
+        TaskManager(include_path=sci_tasks.task_folders(), include_defaults=False).all_tasks
     )
 
 
@@ -81,7 +81,11 @@ def load_ours(
     Scoring reads the logged documents and the run's logged settings (``scoring_of``), so
     the task objects are built over the bundled samples: re-scoring never needs the run's
     data location (a hub id offline, a folder on another machine) to be reachable."""
-    bundled = {b.data_key: str(samples_dir(b.name)) for b in benchmarks.all_benchmarks()}
+    bundled = {  # a plugin without bundled samples finds its own data (its loader's default)
+        b.data_key: str(folder)
+        for b in benchmarks.all_benchmarks()
+        if (folder := samples_dir(b.name)).is_dir()
+    }
     manager = sci_tasks.task_manager(
         metadata={
             **bundled,
@@ -102,6 +106,16 @@ def scoring_of(
     """A task's scoring with the settings of the run that logged it (its task config's
     ``metadata`` in the results: image budget, scorer parameters), ``judge`` and
     ``correctness`` in place of the run's judges; no logged metadata: the task's own."""
+    from sci_tasks.task import SciTask
+
+    if not isinstance(task, SciTask):  # a plugin's plain lm-eval task: (doc, results), no settings
+        plain = task.config.process_results
+        return TaskScoring(
+            lambda doc, results, _: plain(doc, results),
+            RunSettings.of_task(None),
+            task.aggregation(),
+            task.higher_is_better(),
+        )
     if logged_metadata is None:
         settings = task.settings
     else:

@@ -196,6 +196,20 @@ def test_sci_report_writes_its_table(sweep: Path) -> None:
     )
 
 
+def test_sci_score_rescores_it_to_the_same_scores(sweep: Path) -> None:
+    """sci-score re-scores a plugin's plain lm-eval task (its scorer takes no run settings)
+    from the logged documents and responses: the hand-counted scores again."""
+    job = job_of(sweep, "units-a")
+    env = {**os.environ, "SCI_TASKS_BENCHMARKS": PLUGIN, "PYTHONPATH": str(ROOT)}
+    ok(subprocess.run([console_script("sci-score"), f"run_dir={job}"], capture_output=True,
+                      text=True, cwd=job, env=env, timeout=300))  # fmt: skip
+    (path,) = (job / "scores" / "none").rglob("results_*.json")
+    results = json.loads(path.read_text())["results"]
+    number, exact = scores("units-a")
+    assert results["units"]["number,none"] == pytest.approx(sum(number) / 8) == 7 / 8
+    assert results["units"]["exact,none"] == pytest.approx(sum(exact) / 8) == 6 / 8
+
+
 def test_sci_leaderboard_shows_its_columns_with_the_error(sweep: Path) -> None:
     env = {**os.environ, "SCI_TASKS_BENCHMARKS": PLUGIN, "PYTHONPATH": str(ROOT)}
     ok(subprocess.run([console_script("sci-leaderboard"), str(sweep)], capture_output=True,
