@@ -52,6 +52,7 @@ class MetricSpec:
     # (the sample's value, left out when it has none), or "module:function" (one logged
     # sample -> its (num, den), None when that sample makes the metric NaN); "" = none (no ±)
     parts: str = ""
+    judged: bool = False  # every value is an LLM judge's grade: "n/a (no judge)" without one
 
 
 # what the tasks of every benchmark share: aggregations of our own, the bundled-samples

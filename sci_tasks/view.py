@@ -7,9 +7,8 @@ results file is one *run* (one model). The page has, per task, a summary (headli
 with bootstrap ± from ``sci_tasks.stats``, sample counts), then every sample: prompt,
 images (downsized, embedded as data URLs), response, the filtered text that was scored, the
 target, and each check's verdict (pass / fail / partial / unscored), group, reason and
-judge, read from each logged sample's ``record`` entry by its benchmark's ``checks`` hook
-(``sci_tasks.benchmarks``: the page names no benchmark). The same document answered by
-several runs is shown side by side.
+judge, read from each logged sample's ``record`` by its benchmark's ``checks`` hook (the page
+names no benchmark). The same document answered by several runs is shown side by side.
 
 No server and no network: CSS and JS are inline, the data is one JSON block that the
 page's script reads with ``JSON.parse`` and puts on the page as text only (``textContent``),
@@ -215,14 +214,14 @@ def values_of(record: Mapping[str, Any], no_judge: bool = False) -> list[list[st
             items = [
                 (f"{metric}.{k}" if k in ("score", "value") else k, v)
                 for k, v in value.items()
-                if k != "constraints"
+                if not _structured(v)  # e.g. a list of verdicts: the checks show those
             ]
         else:
             items = [(metric, value)]
         for name, v in items:
             if isinstance(v, (dict,)) or (isinstance(v, list) and len(json.dumps(v)) > 300):
                 continue
-            text = _text(v, no_judge and metric in JUDGE_GRADED)
+            text = _text(v, no_judge and metric in judge_graded())
             if (name, text) not in seen:
                 seen.add((name, text))
                 out.append([name, text])
@@ -231,8 +230,15 @@ def values_of(record: Mapping[str, Any], no_judge: bool = False) -> list[list[st
 
 NO_VALUE = "n/a"
 NO_JUDGE = "n/a (no judge)"
-# metrics whose every value is the LLM judge's grade: without a judge they have none
-JUDGE_GRADED = frozenset({"correct", "acc_e", "acc_i"})
+
+
+def judge_graded() -> frozenset[str]:
+    """Metrics whose every value is an LLM judge's grade (``MetricSpec.judged``)."""
+    return frozenset(m.name for b in benchmarks.all_benchmarks() for m in b.metrics if m.judged)
+
+
+def _structured(value: Any) -> bool:
+    return isinstance(value, list) and any(isinstance(v, Mapping) for v in value)
 
 
 def _text(value: Any, no_judge: bool = False) -> str:
@@ -255,9 +261,8 @@ def has_judge(run: Run) -> bool:
             detail = record.get(DETAIL)
             if not isinstance(detail, dict):
                 continue
-            correctness = detail.get("correctness")
-            if isinstance(correctness, dict) and correctness.get("judge"):
-                return True
+            if any(isinstance(v, dict) and v.get("judge") for v in detail.values()):
+                return True  # a part of the detail names its judge (SciMIF's correctness)
             if any(c["judge"] for c in checks_of(task, record)):
                 return True
     return False
@@ -343,7 +348,7 @@ def summary_rows(run: Run, task: str, iters: int) -> list[list[str]]:
         key = f"{name},none"
         if stats.has_parts(name) and any(name in r for r in records):
             est = stats.metric_estimate(name, records, iters=iters)
-            unjudged = no_judge and name in JUDGE_GRADED and math.isnan(est.value)
+            unjudged = no_judge and name in judge_graded() and math.isnan(est.value)
             text = NO_JUDGE if unjudged else stats.fmt(est)
             rows.append([name, text, f"bootstrap over {est.n} samples"])
         elif key in results or name in results:
@@ -353,7 +358,7 @@ def summary_rows(run: Run, task: str, iters: int) -> list[list[str]]:
                 stderr = err if isinstance(err, (int, float)) else math.nan
                 text = stats.fmt(stats.Estimate(value, stderr, 0))
             else:
-                text = _text(value, no_judge and name in JUDGE_GRADED)
+                text = _text(value, no_judge and name in judge_graded())
             rows.append([name, text, "lm-eval" if isinstance(err, (int, float)) else "results"])
     return rows
 

@@ -103,6 +103,7 @@ BENCHMARK = Benchmark(
             "!function sci_tasks.metrics.verify.cascade_mean",
             label="Acc_e",
             parts=f"{__name__}:acc_e_parts",
+            judged=True,
             comment="1 / 0 per sample, null when unscored (then the task value is NaN)",
         ),
         MetricSpec(
@@ -111,6 +112,7 @@ BENCHMARK = Benchmark(
             "!function sci_tasks.metrics.verify.acc_i_of_scores",
             label="Acc_i",
             parts=f"{__name__}:acc_i_parts",
+            judged=True,
         ),
         MetricSpec("acc_e_unscored", False, TOTAL),
         MetricSpec("acc_i_unscored", False, TOTAL),

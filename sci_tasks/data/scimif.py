@@ -131,6 +131,7 @@ BENCHMARK = Benchmark(
             "correct",
             True,
             "nanmean",
+            judged=True,
             comment=(
                 "1 / 0 per graded sample, NaN when not graded (no judge or no reference answer)"
             ),
