@@ -12,6 +12,9 @@ fall back to ``SCI_TASKS_JUDGE_*``), and hands them on:
 * to the judge prefetch: the ``JudgePrefetch`` filter of the task is given this task's
   ``JudgeBatches`` (its benchmark's ``judge_work`` hook and these settings).
 
+It also makes responses that hold lone surrogates safe before lm-eval's filters run
+(``apply_filters``): the task owns its instances, so no filter has to rewrite its input.
+
 Each task object holds its own settings: two tasks built with different settings in one
 process (a sweep's jobs, ``sci-score`` beside a run) cannot see each other's, and no
 document carries any of it, so ``doc_hash`` depends on the record alone.
@@ -19,6 +22,7 @@ document carries any of it, so ``doc_hash`` depends on the record alone.
 
 from __future__ import annotations
 
+import logging
 from functools import partial
 from typing import Any
 
@@ -29,6 +33,9 @@ from sci_tasks import benchmarks
 from sci_tasks.images import fit
 from sci_tasks.metrics.judge.prefetch import JudgeBatches, JudgePrefetch
 from sci_tasks.run_settings import RunSettings
+from sci_tasks.text import safe_text
+
+log = logging.getLogger(__name__)
 
 CLASS_NAME = f"{__name__}.SciTask"  # how the task class shows in the results' ``configs``
 
@@ -69,6 +76,26 @@ class SciTask(ConfigurableTask):
             step = ensemble.filters[i]
             ensemble.filters[i] = partial(step.func, *step.args, **step.keywords, batches=batches)
         return batches
+
+    def apply_filters(self) -> Any:
+        """Responses holding a lone surrogate (not Unicode) get U+FFFD first, as new lists on
+        the task's own instances: lm-eval logs each instance's ``resps`` beside
+        ``filtered_resps``, and one such string ends the samples file, losing every good
+        sample after it. Then lm-eval's filters, each returning new lists."""
+        changed = 0
+        for instance in self._instances or []:
+            safe = [safe_text(r) if isinstance(r, str) else r for r in instance.resps]
+            fixed = sum(a is not b for a, b in zip(safe, instance.resps, strict=True))
+            if fixed:
+                instance.resps, changed = safe, changed + fixed
+        if changed:
+            log.warning(
+                "%s: %d response(s) held lone surrogates (not Unicode): scored and written "
+                "with U+FFFD",
+                self.config.task,
+                changed,
+            )
+        return super().apply_filters()
 
     def process_results(self, doc: dict[str, Any], results: list[Any]) -> dict[str, Any]:
         if not callable(self.config.process_results):  # --predict_only: lm-eval's "bypass"

@@ -10,10 +10,7 @@ never change.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
-
-from lm_eval.api.filter import Filter
 
 REPLACEMENT = "\ufffd"
 
@@ -67,34 +64,3 @@ def make_safe_in_place(records: list[Any]) -> int:
             records[i] = fixed
             total += changed
     return total
-
-
-class SafeText(Filter):
-    """lm-eval filter, first in each of our tasks' ``filter_list``: every response that
-    holds a lone surrogate is made safe in place, in the instance's own response list, so
-    the samples lm-eval writes (``resps`` and ``filtered_resps``) can be encoded. Stock
-    ``lm_eval`` would otherwise stop writing the samples file at the first such reply and
-    lose the good samples after it. Ordinary text passes through unchanged.
-
-    In place, unlike every other filter here: lm-eval logs ``resps`` (the instance's own
-    lists, which the filter chain receives) next to ``filtered_resps``, and a lone surrogate
-    left in ``resps`` ends the samples file just the same; no other hook of stock lm-eval
-    reaches ``resps`` before it is written."""
-
-    def apply(self, resps: list[Any], docs: list[Any]) -> list[Any]:
-        changed = 0
-        for responses in resps:
-            if not isinstance(responses, list):
-                continue
-            for j, text in enumerate(responses):
-                if isinstance(text, str):
-                    fixed = safe_text(text)
-                    if fixed is not text:
-                        responses[j] = fixed
-                        changed += 1
-        if changed:
-            logging.getLogger(__name__).warning(
-                "%d response(s) held lone surrogates (not Unicode): scored and written with U+FFFD",
-                changed,
-            )
-        return resps

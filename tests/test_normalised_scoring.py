@@ -125,7 +125,6 @@ def test_every_task_normalises_after_take_first_and_prefetches_last() -> None:
 
     from sci_tasks.metrics.judge.prefetch import JudgePrefetch
     from sci_tasks.metrics.reply import NormaliseReply
-    from sci_tasks.text import SafeText
 
     root = sci_tasks.include_path()
     manager = TaskManager(include_path=root)
@@ -141,6 +140,26 @@ def test_every_task_normalises_after_take_first_and_prefetches_last() -> None:
     for name, task in tasks.items():
         (chain,) = task.config.filter_list
         steps = [step["function"] for step in chain["filter"]]
-        assert chain["name"] == "none" and steps[:3] == [SafeText, "take_first", NormaliseReply]
+        assert chain["name"] == "none" and steps[:2] == ["take_first", NormaliseReply]
         judged = not name.startswith("spm_bench")
-        assert steps[3:] == ([JudgePrefetch] if judged else []), name
+        assert steps[2:] == ([JudgePrefetch] if judged else []), name
+
+
+def test_a_reply_with_a_lone_surrogate_is_made_safe_before_the_filters_and_logged_so() -> None:
+    """The task (SciTask) gives each instance new response lists with U+FFFD for a lone
+    surrogate before lm-eval's filters run: what lm-eval logs as ``resps`` can be written,
+    and the scored text is the safe one. Ordinary replies keep their very objects."""
+    from sci_tasks.task import SciTask
+
+    task = sci_tasks.task_manager().load(["scimif_chem"])["tasks"]["scimif_chem"]
+    assert isinstance(task, SciTask)
+    task.build_all_requests(limit=2, rank=0, world_size=1)
+    bad, good = task.instances[:2]
+    bad.resps, good.resps = ["Answer: 42 \ud800"], ["fine"]
+    original_bad, original_good = bad.resps, good.resps
+    task.apply_filters()
+    assert bad.resps == ["Answer: 42 \ufffd"] and bad.resps is not original_bad
+    assert original_bad == ["Answer: 42 \ud800"]  # the input list itself left as it was
+    assert good.resps is original_good and good.resps[0] is original_good[0]
+    assert bad.filtered_resps["none"] == "Answer: 42 \ufffd"
+    assert good.filtered_resps["none"] == "fine"

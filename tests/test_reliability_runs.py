@@ -272,7 +272,7 @@ def test_lm_eval_keeps_every_sample_when_a_reply_holds_a_lone_surrogate(
     tmp_path: Path, command: str
 ) -> None:
     """lm-eval alone stops writing the samples file at the first reply that cannot be
-    encoded (0 of 3 kept before our tasks' SafeText filter, checked by hand); our tasks
+    encoded (0 of 3 kept before our tasks made such text safe, checked by hand); our tasks
     make such text safe first, on the stock CLI too."""
     include = ["--include_path", sci_tasks.include_path()] if command == "lm_eval" else []
     with scripted_server(lambda _: (200, "application/json", completion(SURROGATE_REPLY))) as model:
