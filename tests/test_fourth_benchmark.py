@@ -16,6 +16,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -196,10 +197,11 @@ def test_sci_report_writes_its_table(sweep: Path) -> None:
     )
 
 
-def test_sci_score_rescores_it_to_the_same_scores(sweep: Path) -> None:
+def test_sci_score_rescores_it_to_the_same_scores(sweep: Path, tmp_path: Path) -> None:
     """sci-score re-scores a plugin's plain lm-eval task (its scorer takes no run settings)
     from the logged documents and responses: the hand-counted scores again."""
-    job = job_of(sweep, "units-a")
+    job = tmp_path / "job"  # a copy: the module's sweep stays as sci-eval left it
+    shutil.copytree(job_of(sweep, "units-a"), job)
     env = {**os.environ, "SCI_TASKS_BENCHMARKS": PLUGIN, "PYTHONPATH": str(ROOT)}
     ok(subprocess.run([console_script("sci-score"), f"run_dir={job}"], capture_output=True,
                       text=True, cwd=job, env=env, timeout=300))  # fmt: skip

@@ -397,3 +397,26 @@ def test_a_groups_stderr_comes_from_its_tasks_by_lm_evals_group_arithmetic() -> 
     want = (0.01 + 0.04 + 0.0 + 0.09 + 0.16) ** 0.5 / 5  # = sqrt(0.30) / 5 = 0.10954
     assert abs(group["csr_stderr,none"] - want) < 1e-12
     assert abs(results["results"]["scimif"]["csr_stderr,none"] - want) < 1e-12
+
+
+def test_a_size_weighted_groups_stderr_is_pooled_and_unknown_with_one_sample_per_task() -> None:
+    """SPM-Bench's group weights its techniques by size: lm-eval's pooled error,
+    sqrt(sum((n - 1) * se^2 * n) / (N - k) / N). With one question per technique that
+    divides by zero in lm-eval (a limit=1 sweep): the ± stays "N/A", the job goes on."""
+    from sci_tasks.run.stderr import add_stderrs
+
+    loaded = sci_tasks.task_manager(include_defaults=False).load(["spm_bench"])
+    tasks = ["spm_bench_stm", "spm_bench_afm", "spm_bench_sem", "spm_bench_tem"]
+    for n, errors, want in ((4, [0.1, 0.2, 0.3, 0.4], (3 * 4 * 0.30 / 12 / 16) ** 0.5),
+                            (1, [0.0, 0.0, 0.0, 0.0], "N/A")):  # fmt: skip
+        entries: dict[str, Any] = {
+            t: {"sample_len": n, "em,none": 0.5, "em_stderr,none": e}
+            for t, e in zip(tasks, errors, strict=True)
+        }
+        group = {"alias": "SPM-Bench", "em,none": 0.5, "em_stderr,none": "N/A"}
+        results = {"results": {**entries, "spm_bench": dict(group)}, "groups": {"spm_bench": group}}
+        add_stderrs(results, {}, loaded["groups"])
+        if want == "N/A":
+            assert group["em_stderr,none"] == "N/A"
+        else:  # sqrt(0.30 / 16) = 0.13693
+            assert abs(group["em_stderr,none"] - want) < 1e-12

@@ -63,7 +63,10 @@ def add_stderrs(
         shown = [s for s in (results.get("groups", {}).get(name), entries.get(name)) if s]
         if not shown:
             continue
-        aggregated = group.aggregate(entries)
+        try:
+            aggregated = group.aggregate(entries)
+        except ZeroDivisionError:  # lm-eval's pooled variance over n - tasks: 1 sample each
+            continue  # no ± is defined then: "N/A" stays
         for key, value in aggregated.items():
             if "_stderr," not in key or not isinstance(value, float) or not math.isfinite(value):
                 continue
