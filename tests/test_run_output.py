@@ -12,6 +12,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import sci_tasks
 from sci_tasks import stats
 from sci_tasks.outputs import json_safe
@@ -420,3 +422,20 @@ def test_a_size_weighted_groups_stderr_is_pooled_and_unknown_with_one_sample_per
             assert group["em_stderr,none"] == "N/A"
         else:  # sqrt(0.30 / 16) = 0.13693
             assert abs(group["em_stderr,none"] - want) < 1e-12
+
+
+def test_a_failing_stderr_computation_keeps_the_results(caplog: pytest.LogCaptureFixture) -> None:
+    """The ± is extra: a group whose arithmetic raises leaves "N/A" and a warning, and the
+    run keeps its results (the values are untouched)."""
+    from sci_tasks.run.stderr import fill_stderrs
+
+    class Broken:  # a group object whose aggregation fails, as lm-eval's can
+        def aggregate(self, entries: Any) -> Any:
+            raise ValueError("no sizes")
+
+    group = {"alias": "G", "em,none": 0.5, "em_stderr,none": "N/A"}
+    results = {"results": {"g": dict(group)}, "groups": {"g": group}}
+    with caplog.at_level("WARNING"):
+        assert fill_stderrs(results, {}, {"g": Broken()}) is False
+    assert group == {"alias": "G", "em,none": 0.5, "em_stderr,none": "N/A"}
+    assert "the bootstrap ± was not computed (ValueError: no sizes)" in caplog.text

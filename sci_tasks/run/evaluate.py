@@ -110,7 +110,7 @@ def evaluate(cfg: DictConfig, output_dir: Path, checked: Preflight) -> dict[str,
     from lm_eval import simple_evaluate
     from lm_eval.loggers import EvaluationTracker
 
-    from sci_tasks.run.stderr import add_stderrs  # numpy's bootstrap: only once a run ends
+    from sci_tasks.run.stderr import fill_stderrs  # numpy's bootstrap: only once a run ends
 
     export_model_env(cfg)
     tracker = EvaluationTracker(output_path=str(output_dir))
@@ -127,7 +127,7 @@ def evaluate(cfg: DictConfig, output_dir: Path, checked: Preflight) -> dict[str,
     # embedded default): the model's own name instead
     tracker.general_config_tracker.model_name_sanitized = safe_name(str(cfg.model.name))
     if samples:
-        add_stderrs(results, samples, checked.groups)  # the ± lm-eval left "N/A"
+        fill_stderrs(results, samples, checked.groups)  # the ± lm-eval left "N/A"
     results = json_safe(results)
     tracker.save_results_aggregated(results=results, samples=samples)
     if samples:

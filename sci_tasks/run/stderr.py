@@ -12,6 +12,7 @@ kept; a metric stats has no per-sample parts for keeps ``"N/A"``.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -20,6 +21,22 @@ from sci_tasks import stats
 from sci_tasks.outputs import json_safe, metric_keys
 
 UNKNOWN = "N/A"  # lm-eval's value for a standard error it did not compute
+log = logging.getLogger(__name__)
+
+
+def fill_stderrs(
+    results: dict[str, Any],
+    samples: Mapping[str, Sequence[Mapping[str, Any]]],
+    groups: Mapping[str, Any],
+) -> bool:
+    """``add_stderrs``, and a warning instead of an error when it fails: the ± is extra, so
+    a failure there never costs a finished run its results (the keys keep "N/A")."""
+    try:
+        add_stderrs(results, samples, groups)
+    except Exception as exc:
+        log.warning("the bootstrap ± was not computed (%s: %s)", type(exc).__name__, exc)
+        return False
+    return True
 
 
 def task_stderr(metric: str, records: Sequence[Mapping[str, Any]], value: Any) -> float | None:
