@@ -39,7 +39,7 @@ from sci_tasks.data.locate import samples_dir
 from sci_tasks.metrics import judge as judges
 from sci_tasks.metrics.judge import CorrectnessJudge, JudgeConfig
 from sci_tasks.metrics.judge import usage as judge_usage
-from sci_tasks.outputs import jsonl_line, write_json
+from sci_tasks.outputs import write_json, write_jsonl
 from sci_tasks.run_settings import RunSettings
 
 log = logging.getLogger("sci_tasks.score")
@@ -272,9 +272,7 @@ def _rescore_task(
         sample.update(metrics)
         for name, value in metrics.items():
             values.setdefault((name, sample.get("filter", "none")), []).append(value)
-    with (target / samples_file.name).open("w", encoding="utf-8") as fh:
-        for sample in samples:
-            fh.write(jsonl_line(sample) + "\n")
+    write_jsonl(target / samples_file.name, samples)
     out: dict[str, Any] = {"alias": task, "sample_len": len(samples)}
     for (name, filter_key), items in values.items():
         agg = scoring.aggregations.get(name)
