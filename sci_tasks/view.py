@@ -207,6 +207,7 @@ def values_of(record: Mapping[str, Any], no_judge: bool = False) -> list[list[st
     without a judge."""
     out: list[list[str]] = []
     seen: set[tuple[str, str]] = set()
+    graded = judge_graded() if no_judge else frozenset()  # once per record, not per value
     for metric in record.get("metrics") or []:
         value = record.get(metric)
         items: Iterable[tuple[str, Any]]
@@ -221,7 +222,7 @@ def values_of(record: Mapping[str, Any], no_judge: bool = False) -> list[list[st
         for name, v in items:
             if isinstance(v, (dict,)) or (isinstance(v, list) and len(json.dumps(v)) > 300):
                 continue
-            text = _text(v, no_judge and metric in judge_graded())
+            text = _text(v, metric in graded)
             if (name, text) not in seen:
                 seen.add((name, text))
                 out.append([name, text])
@@ -232,8 +233,7 @@ NO_VALUE = "n/a"
 NO_JUDGE = "n/a (no judge)"
 
 
-def judge_graded() -> frozenset[str]:
-    """Metrics whose every value is an LLM judge's grade (``MetricSpec.judged``)."""
+def judge_graded() -> frozenset[str]:  # every value an LLM judge's grade (MetricSpec.judged)
     return frozenset(m.name for b in benchmarks.all_benchmarks() for m in b.metrics if m.judged)
 
 
