@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from typing import NamedTuple
 
 from sci_tasks.metrics.constraints.escaping import read_latex
@@ -153,6 +154,7 @@ def _fence_at(text: str, line_start: int) -> Span | None:
     return Span(body, body_start, body_start + len(body), f"{opener} block")
 
 
+@lru_cache(maxsize=4)  # every constraint of a sample asks for the same response's answer
 def final_answer(text: str, to_end: bool = False) -> Span | None:
     """The final answer span (module docstring), or None when there is no box and no marker.
 

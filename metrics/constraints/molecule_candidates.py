@@ -218,6 +218,17 @@ def _single_token_line(line: str) -> str | None:
     return s
 
 
+@functools.lru_cache(maxsize=8192)
+def _bare_token(run: str) -> tuple[str, str | None]:
+    """A bare run of SMILES characters in prose, balanced, and its shape: "selfies",
+    "smiles" or None. Cached: prose repeats its words (two runs in three of the case files'
+    responses repeat an earlier one), and every word of a response is a run."""
+    token = balance(run.strip(".:-*"))
+    if selfies_shaped(token):
+        return token, "selfies"
+    return token, ("smiles" if weak_shape(token) else None)
+
+
 def candidates(
     response: str, formats: Iterable[str] = FORMATS, names_in_prose: bool = True
 ) -> list[Candidate]:
@@ -321,11 +332,9 @@ def _scan(response: str, fmts: tuple[str, ...], names_in_prose: bool) -> tuple[C
     for k, m in enumerate(_RUN_RE.finditer(text)):
         if k >= MAX_TOKENS:
             break
-        token = balance(m.group().strip(".:-*"))
-        if selfies_shaped(token):
-            out.add(token, "selfies", "bare token", Rank.WEAK)
-        elif weak_shape(token):
-            out.add(token, "smiles", "bare token", Rank.WEAK)
+        token, shape = _bare_token(m.group())
+        if shape is not None:
+            out.add(token, shape, "bare token", Rank.WEAK)
     if "iupac" in fmts and names_in_prose:
         _weak_names(text, out)
     return tuple(out.items)

@@ -107,8 +107,13 @@ def unwrap(text: str) -> str:
     return s
 
 
+_BRACKET_RE = re.compile(r"[()\[\]]")
+
+
 def balance(token: str) -> str:
     """Drop unbalanced leading '(' / '[' and trailing ')' / ']' (prose parentheses)."""
+    if not _BRACKET_RE.search(token):  # most prose words: nothing to balance
+        return token
     for _ in range(4):
         if token[:1] + token[-1:] in ("()", "[]") and _closes_at_end(token):
             token = token[1:-1]

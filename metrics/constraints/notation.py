@@ -126,7 +126,8 @@ SMILES_PUNCT_RE = re.compile(r"[()\[\]=#@%0-9]")
 def selfies_shaped(token: str) -> bool:
     """Two or more ``[...]`` symbols and nothing else (dots between fragments allowed)."""
     return (
-        len(token) <= MAX_SELFIES_LEN
+        "[" in token  # two symbols need a bracket: prose words end here
+        and len(token) <= MAX_SELFIES_LEN
         and _SELFIES_RE.fullmatch(token) is not None
         and len(_SELFIES_SYMBOL_RE.findall(token)) >= 2
     )

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Literal, NamedTuple
 
 Scope = Literal["whole", "final"]
@@ -72,12 +72,29 @@ _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?。;；])\s+|\n")
 
 def sentences(text: str) -> list[str]:
     """Split on sentence-ending punctuation followed by whitespace, and on newlines."""
-    return [s.strip() for s in _SENTENCE_SPLIT_RE.split(text) if s.strip()]
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=4)  # the constraints of one sample read the same question
+def _sentences(text: str) -> tuple[str, ...]:
+    return tuple(s.strip() for s in _SENTENCE_SPLIT_RE.split(text) if s.strip())
 
 
 def sentences_matching(text: str, pattern: re.Pattern[str]) -> list[str]:
     """The sentences of ``text`` in which ``pattern`` occurs."""
+    if _whole_text_decides(pattern) and not pattern.search(text):
+        return []  # most questions never mention the requirement: no split needed
     return [s for s in sentences(text) if pattern.search(s)]
+
+
+# Without anchors or negative lookarounds, a match inside a sentence is a match in the whole
+# text (a sentence is the text between whitespace): no match in the text, no sentence.
+_EDGE_SENSITIVE = ("^", "$", "\\A", "\\Z", "\\B", "(?<!", "(?!")
+
+
+@cache
+def _whole_text_decides(pattern: re.Pattern[str]) -> bool:
+    return not any(token in pattern.pattern for token in _EDGE_SENSITIVE)
 
 
 # --------------------------------------------------------------------------- scope
