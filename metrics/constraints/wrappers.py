@@ -143,10 +143,9 @@ def _wrapper_of(text: str) -> _Wrapper | None:
     return None
 
 
-def _requested_wrappers(params: str, about: list[str]) -> tuple[list[_Wrapper], str]:
+def _requested_wrappers(params: str, question: str) -> tuple[list[_Wrapper], str]:
     """The accepted wrappers: the parameters' alternatives ("a code block or a clearly
-    demarcated text box" -> two), else the wrapper named by the question's sentences
-    ``about`` wrapping."""
+    demarcated text box" -> two), else the wrapper the question's sentences name."""
     if params:
         whole = _wrapper_of(params)
         parts = [p for p in _ALTERNATIVES_RE.split(params) if p and p.strip()]
@@ -157,7 +156,7 @@ def _requested_wrappers(params: str, about: list[str]) -> tuple[list[_Wrapper], 
             return [whole], "parameters"
         if named:
             return named, "parameters"
-    context = " ".join(about)
+    context = " ".join(sentences_matching(question, _WRAP_CONTEXT_RE))
     found = _wrapper_in(context) if context else None
     return ([found] if found else []), "question"
 
@@ -226,21 +225,24 @@ _ENTIRE_RE = re.compile(
 )
 
 
-def _asks_entire(params: str, about: list[str]) -> bool:
-    """The parameters, else the clauses about wrapping of the question's sentences ``about``
-    wrapping, ask that the ENTIRE response be wrapped ("Enclose your entire response in
-    [[ ]]"), not a final answer."""
-    clauses = []
-    if _ENTIRE_WORD_RE.search(" ".join(about)):  # clauses only where a match can be
-        clauses = [c for s in about for c in clauses_matching(s, _WRAP_CONTEXT_RE)]
-    for text in (params, " ".join(clauses)):
-        if text and _ENTIRE_RE.search(text) and not _EXPLICIT_FINAL_RE.search(text):
-            return True
-    return False
+def _asks_entire(params: str, question: str) -> bool:
+    """The parameters, else the question's clauses about wrapping, ask that the ENTIRE
+    response be wrapped ("Enclose your entire response in [[ ]]"), not a final answer."""
+    if _asks_entire_in(params):
+        return True
+    if not _ENTIRE_WORD_RE.search(question):  # no clause of it can ask: no need to split
+        return False
+    about = [c for s in sentences_matching(question, _WRAP_CONTEXT_RE)
+             for c in clauses_matching(s, _WRAP_CONTEXT_RE)]  # fmt: skip
+    return _asks_entire_in(" ".join(about))
 
 
-# The first word of every ``_ENTIRE_RE`` match (a clause holds a match only if its sentence
-# holds this word)
+def _asks_entire_in(text: str) -> bool:
+    return bool(text) and bool(_ENTIRE_RE.search(text)) and not _EXPLICIT_FINAL_RE.search(text)
+
+
+# The first word of every ``_ENTIRE_RE`` match: a question without one has no clause that
+# asks for the entire response
 _ENTIRE_WORD_RE = re.compile(r"\b(?:entire|whole|complete|full|all)\b", re.I)
 _EXPLICIT_FINAL_RE = re.compile(r"\bfinal[ \t]+(?:numerical[ \t]+)?(?:answer|result|value)", re.I)
 
@@ -287,12 +289,10 @@ _BOXED_PREFIXES = ("\\boxed", "\\fbox")
 @register("general_wrap_up")
 def wrap_up(inp: CheckInput) -> Verdict:
     params = clean_parameters(inp.parameters)
-    # the question's sentences about wrapping, read by both rules
-    about = sentences_matching(inp.question or "", _WRAP_CONTEXT_RE)
-    wrappers, _ = _requested_wrappers(params, about)
+    wrappers, _ = _requested_wrappers(params, inp.question or "")
     if not wrappers:
         return _any_wrapper(inp.response)
-    check = _wraps_whole if _asks_entire(params, about) else _wrapped
+    check = _wraps_whole if _asks_entire(params, inp.question or "") else _wrapped
     verdicts = [check(wrapper, inp.response) for wrapper in wrappers]
     passed = next((v for v in verdicts if v.score == 1.0), None)
     if passed is not None or len(verdicts) == 1:
