@@ -84,9 +84,31 @@ _TRAIL_STRIP = " \t*"
 
 
 def last_answer_marker(text: str) -> re.Match[str] | None:
-    """The last answer marker in ``text`` (see ``ANSWER_MARKER_RE``)."""
+    """The last answer marker in ``text`` (see ``ANSWER_MARKER_RE``).
+
+    Every marker holds the word "answer" and lies within one line, and a line's markers do
+    not depend on the lines before it: only the lines holding "answer" are searched, the
+    last first, instead of the whole response."""
+    low = text.lower()
+    if len(low) != len(text):  # a letter whose lower case is longer: positions would shift
+        return _last_match(text, 0, len(text))
+    if "ſ" in low:  # IGNORECASE matches the long s to "s"
+        low = low.replace("ſ", "s")
+    end = len(text)
+    while (k := low.rfind("answer", 0, end)) >= 0:
+        line_start = text.rfind("\n", 0, k) + 1
+        nl = text.find("\n", k)
+        # the newline stays in view: the marker's lookahead for a line end reads it
+        found = _last_match(text, line_start, len(text) if nl < 0 else nl + 1)
+        if found is not None:
+            return found
+        end = line_start
+    return None
+
+
+def _last_match(text: str, start: int, end: int) -> re.Match[str] | None:
     last = None
-    for last in ANSWER_MARKER_RE.finditer(text):  # noqa: B007 - we want the last match
+    for last in ANSWER_MARKER_RE.finditer(text, start, end):  # noqa: B007 - the last match
         pass
     return last
 
@@ -236,9 +258,20 @@ class CodeBlock(NamedTuple):
 
 
 _FENCES = ("```", "~~~")
-# A whole line that holds ``` or ~~~. Linear: the lazy part stops at the line's end, and
-# positions inside a line fail at once on ``^``.
-_FENCE_LINE_RE = re.compile(r"^[^\n]*?(?:```|~~~)[^\n]*", re.M)
+def _fence_lines(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each whole line that holds ``` or ~~~, in order (found with ``find``,
+    so the lines without a fence cost nothing)."""
+    pos = 0
+    while True:
+        hits = [k for k in (text.find("```", pos), text.find("~~~", pos)) if k >= 0]
+        if not hits:
+            return
+        k = min(hits)
+        start = text.rfind("\n", 0, k) + 1
+        end = text.find("\n", k)
+        end = len(text) if end < 0 else end
+        yield start, end
+        pos = end + 1
 
 
 def code_blocks(text: str) -> list[CodeBlock]:
@@ -248,8 +281,8 @@ def code_blocks(text: str) -> list[CodeBlock]:
     blocks: list[CodeBlock] = []
     fence = lang = ""
     body_start = 0
-    for m in _FENCE_LINE_RE.finditer(text):
-        s = m.group().strip()
+    for line_start, line_end in _fence_lines(text):
+        s = text[line_start:line_end].strip()
         if not fence:
             opener = s[:3]
             if opener not in _FENCES:
@@ -258,9 +291,9 @@ def code_blocks(text: str) -> list[CodeBlock]:
             if rest.endswith(opener) and rest.strip(opener[0]):
                 blocks.append(CodeBlock("", rest.rstrip(opener[0]).strip(), True))
                 continue
-            fence, lang, body_start = opener, (rest.split() or [""])[0].lower(), m.end() + 1
+            fence, lang, body_start = opener, (rest.split() or [""])[0].lower(), line_end + 1
         elif s.endswith(fence):
-            body = text[body_start : m.start()] + s.rstrip(fence[0])
+            body = text[body_start:line_start] + s.rstrip(fence[0])
             blocks.append(CodeBlock(lang, body.strip("\n"), True))
             fence = ""
     if fence:

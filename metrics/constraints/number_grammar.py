@@ -30,12 +30,31 @@ _EXPONENT = (
     r"|[ \t]*(?:×|\\times|\\cdot|·|⋅|\*|x|X)[ \t]*10" + _POWER + ")"
 )
 # The one number grammar of the project (``quantities.numbers`` reads quantities with it too):
-# sign, mantissa (thousands separators allowed) and an optional power-of-ten exponent.
+# sign, mantissa (thousands separators allowed) and an optional power-of-ten exponent, with
+# nothing of a word or a "." glued before it. Written to begin with one character class (the
+# sign or the mantissa's first character, the glue checked right after it): the regex engine
+# then skips ahead to those characters instead of trying every position of the text.
+_MANTISSA = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+"
+_MANTISSA_AFTER_DIGIT = r"[0-9]{0,2}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]*(?:\.[0-9]+)?"
+_SIGNS = "-+−"
 NUMBER_RE = re.compile(
-    r"(?<![\w.])(?P<sign>[-+−]?)"
-    r"(?P<mant>[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+)"
+    rf"[{_SIGNS}0-9.](?<![\w.].)"
+    rf"(?:(?<=[{_SIGNS}])(?:{_MANTISSA})|(?<=[0-9])(?:{_MANTISSA_AFTER_DIGIT})|(?<=\.)[0-9]+)"
     r"(?P<exp>" + _EXPONENT + r")?"
 )
+
+
+def number_parts(m: re.Match[str]) -> tuple[int, str, str | None]:
+    """A ``NUMBER_RE`` match's mantissa start, mantissa as written and exponent (or None)."""
+    start, end = m.span()
+    if m.string[start] in _SIGNS:
+        start += 1
+    exp_start = m.start("exp")
+    if exp_start < 0:
+        return start, m.string[start:end], None
+    return start, m.string[start:exp_start], m.string[exp_start:end]
+
+
 _BARE_POWER_RE = re.compile(_POWER)
 _LABEL_WORDS = frozenset(
     "step steps stage part case fig figure figs figures table tables eq eqs equation "
@@ -83,7 +102,7 @@ def find_numbers(text: str) -> list[Number]:
     text = _blank_latex_spacing(shown)
     out: list[Number] = []
     for m in NUMBER_RE.finditer(text):
-        mant, exp = m.group(2, 3)
+        _, mant, exp = number_parts(m)
         start, end = m.span()
         if "," in mant:
             mant = mant.replace(",", "")

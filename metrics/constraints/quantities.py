@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from sci_tasks.metrics.constraints.number_grammar import NUMBER_RE
+from sci_tasks.metrics.constraints.number_grammar import NUMBER_RE, number_parts
 from sci_tasks.metrics.constraints.unit_grammar import (
     LOOKAHEAD,
     may_start_unit,
@@ -33,9 +33,9 @@ class Quantity(NamedTuple):
 
 
 # A number: like ``number_grammar.find_numbers`` (sign, thousands separators, decimals, e-notation,
-# "× 10^n"), but a single regex pass, so a response of a million numbers stays cheap. The
-# regex starts with a digit (fast scanning); a sign before it is taken, and digits glued to
-# a letter, "_", "^", "{" or "." before them are not numbers (H2O, x_1, m^2), checked after.
+# "× 10^n"), but a single regex pass, so a response of a million numbers stays cheap. A sign
+# before it is taken, and digits glued to a letter, "_", "^", "{" or "." before them are not
+# numbers (H2O, x_1, m^2), checked after.
 _GLUE_BEFORE = frozenset("._^{")
 _SIGN_CHARS = frozenset("-+−")
 
@@ -45,7 +45,7 @@ def numbers(text: str) -> Iterator[tuple[str, int, int]]:
     exponent of ``number_grammar.NUMBER_RE`` (the one number grammar), with a sign only when nothing
     is glued before it."""
     for m in NUMBER_RE.finditer(text):
-        start, end = m.start("mant"), m.end()
+        start, end = number_parts(m)[0], m.end()
         before = text[start - 1] if start else ""
         if before and (before.isalnum() or before in _GLUE_BEFORE):
             continue

@@ -67,7 +67,10 @@ def clip(text: str, limit: int = 40) -> str:
 
 # --------------------------------------------------------------------------- sentences
 
-_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?。;；])\s+|\n")
+# Whitespace after sentence-ending punctuation, or a newline. It begins with the whitespace
+# character itself (the punctuation is checked behind it), so the regex engine skips ahead
+# to whitespace instead of trying every position.
+_SENTENCE_SPLIT_RE = re.compile(r"\s(?:(?<=[.!?。;；]\s)\s*|(?<=\n))")
 
 
 def sentences(text: str) -> list[str]:

@@ -239,6 +239,12 @@ def _name_reading(word: str) -> tuple[str, str, int] | None:
     return None
 
 
+# The first words of the two-word names ("electron volt"), and the prefix words a name's
+# first word may begin with ("" first): a word that is none of these starts no two-word name.
+_TWO_WORD_FIRSTS = frozenset(name.split()[0] for name in NAMES if " " in name)
+_PREFIX_CHOICES = (("", ""), *PREFIX_WORDS.items())
+
+
 class _Reader:
     """Recursive-descent reader over ``s[i:end]`` (see the module docstring)."""
 
@@ -379,18 +385,21 @@ class _Reader:
         return readings[:_MAX_ALTERNATIVES], j, is_symbol
 
     def _two_word_name(self, word: str, j: int) -> tuple[list[_Factors], int, bool] | None:
+        first = word.lower()
+        # the prefix words ("kilo") ``first`` may carry before the first word of a name
+        prefixes = [(p, q) for p, q in _PREFIX_CHOICES if first.startswith(p)]
+        prefixes = [(p, q) for p, q in prefixes if first[len(p) :] in _TWO_WORD_FIRSTS]
+        if not prefixes:
+            return None
         k = self._skip_space(j)
         if k == j or k >= self.end:
             return None
         nxt, k2 = self._word(k)
         if not nxt:
             return None
-        first = word.lower()
         for second in _singular(nxt.lower()):
             key = f"{first} {second}"
-            for prefix_word, prefix in [("", ""), *PREFIX_WORDS.items()]:
-                if prefix_word and not first.startswith(prefix_word):
-                    continue
+            for prefix_word, prefix in prefixes:
                 base = key[len(prefix_word) :] if prefix_word else key
                 if base in NAMES:
                     sym, pfx, exp = NAMES[base]
@@ -447,7 +456,6 @@ class _Reader:
         if first is None:
             return None
         readings, j = first
-        readings = [self._scaled(r, 1) for r in readings]
         best = (readings, j)
         sign = 1
         while j < end:
@@ -508,7 +516,7 @@ class _Reader:
 
     @staticmethod
     def _scaled(reading: _Factors, sign: int) -> _Factors:
-        return tuple((a, b, e * sign) for a, b, e in reading)
+        return reading if sign == 1 else tuple((a, b, -e) for a, b, e in reading)
 
 
 def _units_of(readings: list[_Factors]) -> list[Unit]:
@@ -516,7 +524,8 @@ def _units_of(readings: list[_Factors]) -> list[Unit]:
     for reading in readings:
         acc: dict[tuple[str, str], Fraction] = {}
         for sym, pfx, exp in reading:
-            acc[(sym, pfx)] = acc.get((sym, pfx), Fraction(0)) + exp
+            key = (sym, pfx)
+            acc[key] = acc[key] + exp if key in acc else exp
         unit = make_unit(acc)
         if unit.factors and unit not in out:
             out.append(unit)
@@ -529,6 +538,14 @@ def read_unit(text: str, pos: int, fold: bool = True) -> tuple[list[Unit], int]:
     none. A unit never runs past a newline or ``LOOKAHEAD`` characters."""
     nl = text.find("\n", pos, pos + LOOKAHEAD)
     end = min(len(text), pos + LOOKAHEAD) if nl < 0 else nl
+    if pos < end and text[pos] != "°" and _is_letter(text[pos]):
+        # a letter run no unit begins with (``may_start_unit``) reads as nothing: most
+        # words after a cue are prose ("in the", "in this case")
+        j = pos + 1
+        while j < end and j - pos < 24 and _is_letter(text[j]):
+            j += 1
+        if not may_start_unit(text[pos:j]):
+            return [], pos
     found = _Reader(text, end, fold).unit(pos)
     if found is None:
         return [], pos

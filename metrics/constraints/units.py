@@ -110,7 +110,8 @@ def dimension(unit: Unit) -> tuple[tuple[str, int | Fraction], ...]:
     out: dict[str, Fraction] = {}
     for sym, _, exp in unit.factors:
         for base, k in SYMBOLS[sym].dimension:
-            out[base] = out.get(base, Fraction(0)) + k * exp
+            term = exp if k == 1 else k * exp  # (Fraction arithmetic is slow: only when needed)
+            out[base] = out[base] + term if base in out else term
     return tuple(sorted((b, int(e) if e.denominator == 1 else e) for b, e in out.items() if e))
 
 
