@@ -267,7 +267,6 @@ class _ResponseView:
     """Normalised views of one response, built once and shared by the items."""
 
     raw: str
-    names: str = ""
     formula: str = ""
     lower: str = ""
     _ends: list[int] | None = field(default=None, repr=False)
@@ -275,8 +274,13 @@ class _ResponseView:
 
     def __post_init__(self) -> None:
         self.formula = formula_text(self.raw)
-        self.names = name_text(self.formula)
         self.lower = self.formula.lower()
+
+    @functools.cached_property
+    def names(self) -> str:
+        """The response as names (``name_text``): built only when a known method's name is
+        looked for (a literal requirement reads ``formula`` and ``lower``)."""
+        return name_text(self.formula)
 
     def equations(self) -> list[tuple[str, str]]:
         """(left, right) around each "=" of each line: the 80 characters before and after
@@ -318,7 +322,9 @@ class _ResponseView:
         return best
 
 
-_SENTENCE_END_RE = re.compile(r"[.!?。;；](?=\s)|\n")
+# A newline, or sentence-ending punctuation before whitespace; it begins with one character
+# class (the regex engine skips ahead to those characters).
+_SENTENCE_END_RE = re.compile(r"[.!?。;；\n](?:(?<=\n)|(?=\s))")
 MAX_EQUATIONS = 5_000  # "=" signs examined per response (a bound on degenerate text)
 
 
