@@ -258,6 +258,8 @@ class CodeBlock(NamedTuple):
 
 
 _FENCES = ("```", "~~~")
+
+
 def _fence_lines(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of each whole line that holds ``` or ~~~, in order (found with ``find``,
     so the lines without a fence cost nothing)."""

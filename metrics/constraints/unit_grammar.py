@@ -538,15 +538,13 @@ def read_unit(text: str, pos: int, fold: bool = True) -> tuple[list[Unit], int]:
     none. A unit never runs past a newline or ``LOOKAHEAD`` characters."""
     nl = text.find("\n", pos, pos + LOOKAHEAD)
     end = min(len(text), pos + LOOKAHEAD) if nl < 0 else nl
+    reader = _Reader(text, end, fold)
+    # a letter run no unit begins with (``may_start_unit``) reads as nothing, unparsed:
+    # most words after a cue are prose ("in the", "in this case")
     if pos < end and text[pos] != "°" and _is_letter(text[pos]):
-        # a letter run no unit begins with (``may_start_unit``) reads as nothing: most
-        # words after a cue are prose ("in the", "in this case")
-        j = pos + 1
-        while j < end and j - pos < 24 and _is_letter(text[j]):
-            j += 1
-        if not may_start_unit(text[pos:j]):
+        if not may_start_unit(reader._word(pos)[0]):
             return [], pos
-    found = _Reader(text, end, fold).unit(pos)
+    found = reader.unit(pos)
     if found is None:
         return [], pos
     readings, stop = found
