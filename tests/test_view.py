@@ -376,6 +376,8 @@ def keep_screenshot(driver: Any, tmp_path: Path, name: str) -> Path:
 
 @needs_chromium
 def test_page_in_chromium(run_dir: Path, browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
     page = view.write_view(run_dir, tmp_path / "view.html", iters=200)
     html = page.read_text(encoding="utf-8")
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:|//)""", html)  # no network
@@ -406,6 +408,10 @@ def test_page_in_chromium(run_dir: Path, browser: Any, tmp_path: Path) -> None:
     prompts = browser.find_elements("css selector", ".sample details:first-of-type > summary")
     for summary in prompts:
         summary.click()
+    # the page builds a prompt in the details' toggle event, which the browser fires after
+    # the click has returned: wait until every opened prompt is built
+    built = "return document.querySelectorAll('.sample details[open] pre').length"
+    WebDriverWait(browser, 10).until(lambda b: b.execute_script(built) == len(prompts))
     opened = browser.execute_script(
         "return Array.from(document.querySelectorAll('.sample details[open] pre'))"
         ".map(p => p.textContent)"
@@ -454,6 +460,11 @@ def test_page_in_chromium(run_dir: Path, browser: Any, tmp_path: Path) -> None:
         "for (const s of document.querySelectorAll('.sample details > summary'))"
         "  if (s.textContent === 'per-sample values') s.click();"
     )
+    every_open_built = (  # the values are built in the toggle event, after the clicks
+        "const open = document.querySelectorAll('.sample details[open]');"
+        "return open.length > 0 && Array.from(open).every(d => d.dataset.built === '1')"
+    )
+    WebDriverWait(browser, 10).until(lambda b: b.execute_script(every_open_built))
     values = browser.execute_script(
         "return Array.from(document.querySelectorAll('table.values tr'))"
         ".map(r => Array.from(r.cells).map(c => c.textContent))"
