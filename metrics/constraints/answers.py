@@ -266,7 +266,7 @@ def _fence_lines(text: str) -> Iterator[tuple[int, int]]:
     # the next ``` and the next ~~~, each searched again only once passed (linear)
     ticks, tildes = text.find("```"), text.find("~~~")
     while ticks >= 0 or tildes >= 0:
-        k = ticks if tildes < 0 or 0 <= ticks < tildes else tildes
+        k = min(at for at in (ticks, tildes) if at >= 0)
         start = text.rfind("\n", 0, k) + 1
         end = text.find("\n", k)
         if end < 0:

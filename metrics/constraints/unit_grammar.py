@@ -387,8 +387,11 @@ class _Reader:
     def _two_word_name(self, word: str, j: int) -> tuple[list[_Factors], int, bool] | None:
         first = word.lower()
         # the prefix words ("kilo") ``first`` may carry before the first word of a name
-        prefixes = [(p, q) for p, q in _PREFIX_CHOICES if first.startswith(p)]
-        prefixes = [(p, q) for p, q in prefixes if first[len(p) :] in _TWO_WORD_FIRSTS]
+        prefixes = [
+            (p, q)
+            for p, q in _PREFIX_CHOICES
+            if first.startswith(p) and first[len(p) :] in _TWO_WORD_FIRSTS
+        ]
         if not prefixes:
             return None
         k = self._skip_space(j)
@@ -540,10 +543,9 @@ def read_unit(text: str, pos: int, fold: bool = True) -> tuple[list[Unit], int]:
     end = min(len(text), pos + LOOKAHEAD) if nl < 0 else nl
     reader = _Reader(text, end, fold)
     # a letter run no unit begins with (``may_start_unit``) reads as nothing, unparsed:
-    # most words after a cue are prose ("in the", "in this case")
-    if pos < end and text[pos] != "°" and _is_letter(text[pos]):
-        if not may_start_unit(reader._word(pos)[0]):
-            return [], pos
+    # most words after a cue are prose ("in the", "in this case"); "°" is an atom of its own
+    if pos < end and text[pos].isalpha() and not may_start_unit(reader._word(pos)[0]):
+        return [], pos
     found = reader.unit(pos)
     if found is None:
         return [], pos
