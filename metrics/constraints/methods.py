@@ -61,6 +61,7 @@ from sci_tasks.metrics.constraints.method_text import (
     formula_text,
     name_text,
 )
+from sci_tasks.metrics.constraints.relations import relation_applied
 from sci_tasks.metrics.constraints.text import clean_parameters, clip, phrases, plural, rejected_at
 from sci_tasks.metrics.verdict import Verdict
 
@@ -330,7 +331,8 @@ MAX_EQUATIONS = 5_000  # "=" signs examined per response (a bound on degenerate 
 
 def _method_evidence(method: Method, view: _ResponseView) -> str | None:
     m = _bounded(_METHOD_NAME_RES[method.name], view.names)
-    if m and rejected_at(view.names, m.start()):
+    turned_down = bool(m and rejected_at(view.names, m.start()))
+    if m and turned_down:
         # "rather than conservation of energy": a method turned down is not used; a later
         # mention, or its formula or relation written out (below), still counts.
         m = next(
@@ -345,7 +347,20 @@ def _method_evidence(method: Method, view: _ResponseView) -> str | None:
         f = formula_search(regex, view.lower)
         if f:
             return f"{method.name} formula {clip(f, 30)!r}"
-    return _relation_evidence(method, view)
+    if turned_down:  # a relation read by structure does not outweigh the solution's words
+        return _relation_evidence(method, view)
+    return _relation_evidence(method, view) or _structure_evidence(method.formulas, view)
+
+
+def _structure_evidence(formulas: tuple[str, ...], view: _ResponseView) -> str | None:
+    """A formula applied as a relation of the same structure (``relations.py``): renamed
+    subscripts, rearranged, numbers substituted."""
+    if not formulas or ("=" not in view.raw and "≈" not in view.raw and "approx" not in view.raw):
+        return None
+    found = relation_applied(tuple(formulas), view.raw)
+    if found:
+        return f"relation {clip(formulas[0], 30)!r} applied as {clip(found, 40)!r}"
+    return None
 
 
 def _relation_evidence(method: Method, view: _ResponseView) -> str | None:
@@ -373,6 +388,10 @@ def _literal_evidence(alt: str, view: _ResponseView) -> str | None:
             f = formula_search(regex, view.lower)
             if f:
                 return f"formula {clip(f, 30)!r}"
+        if "=" in alt:
+            found = _structure_evidence((alt,), view)
+            if found:
+                return found
     words = content_words(alt)
     if not words:
         return None
@@ -392,6 +411,8 @@ def _item_evidence(item: _Item, view: _ResponseView) -> str | None:
         found = _literal_evidence(alt, view)
         if found:
             return found
+    if item.methods and "=" in item.text:  # "photoelectric equation E_B = hν − E_K − φ"
+        return _structure_evidence((item.text,), view)
     return None
 
 
