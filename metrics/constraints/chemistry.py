@@ -18,15 +18,14 @@ Decisions (one per constraint):
   then only from labels, lines, code and LaTeX, not from prose words, where every chemical
   word would pass). Several named -> any of them. Pass iff the chosen candidate in a
   required format is valid: SMILES parsed by RDKit, SELFIES decoded by ``selfies`` then
-  parsed, an IUPAC name of IUPAC shape (``molecules.iupac_problem``: a morphology rule, not
-  name-to-structure). A stated answer that is invalid fails even when a valid molecule
-  appears elsewhere in prose. A valid molecule in another format only fails ("SELFIES
-  given, SMILES required").
-* For the three count constraints the molecule must be a SMILES or SELFIES structure. No
+  parsed, an IUPAC name that OPSIN parses to a structure (``opsin.py``). A stated answer
+  that is invalid fails even when a valid molecule appears elsewhere in prose. A valid
+  molecule in another format only fails ("SELFIES given, SMILES required").
+* For the three count constraints the molecule must be a structure (SMILES, SELFIES, or a
+  name OPSIN reads when the question asks for a name). No
   valid structure -> fail ("no valid molecule in the response"); an INVALID SMILES/SELFIES
   is a fail too (the response did not give a valid molecule), with the parse error in the
-  reason. When the question asks for an IUPAC name only -> unscored (names are not
-  converted to structures here).
+  reason. When the question asks for an IUPAC name only, the name's structure is OPSIN's.
 * atom_count: per-element counts of heavy atoms ("5 carbon atoms", "five carbons", "1 Br
   atom", "Br: 1", element names or symbols), an optional total of heavy atoms ("12 heavy
   atoms", "a total of 12 atoms", "12 non-hydrogen atoms"), or a molecular formula
@@ -35,9 +34,10 @@ Decisions (one per constraint):
   included (``GetTotalNumHs`` plus explicit H atoms), so "CCO" has 6. Heavy elements the
   requirement does not list must be absent (TOMG-Bench: "a molecule with 8 carbon atoms and
   1 nitrogen atom" has no other heavy atoms) when the text says so ("no other heavy atoms",
-  "composed only of", a formula), or when it lists a composition: exact counts, carbon among
-  them, no total, and no "including" / "among them" / "in addition" / "other atoms
-  allowed" wording. "containing exactly 2 nitrogen atoms" alone does not close the list.
+  "composed only of", a formula), or when it lists a composition: exact counts of two or
+  more elements, carbon among them ("6 carbon atoms" alone leaves other elements free), no
+  total, and no "including" / "among them" / "in addition" / "other atoms allowed" wording.
+  "containing exactly 2 nitrogen atoms" alone does not close the list.
 * atom_bond: single / double / triple / aromatic counts are ``GetBondType()`` counts over
   the molecule's bonds as parsed: bonds to implicit hydrogens are not bonds of the graph and
   are not counted; aromatic bonds stay AROMATIC (not kekulized), so a Kekulé benzene
@@ -122,11 +122,10 @@ def _structure(inp: CheckInput) -> tuple[Candidate | None, Verdict | None]:
     """The response's molecule as a structure (SMILES / SELFIES), or the verdict when there
     is none."""
     formats, _ = required_formats(inp)
-    if formats == ("iupac",):
-        return None, Verdict.unscored(
-            "the question asks for an IUPAC name; counting needs a SMILES or SELFIES "
-            "structure (names are not converted to structures)"
-        )
+    if formats == ("iupac",):  # the name's structure, as OPSIN reads it
+        named = find_molecule(inp, ("iupac",), what="IUPAC name", names_in_prose=True)
+        if named.molecule is not None and named.molecule.mol is not None:
+            return named.molecule, None
     search = find_molecule(inp, ("smiles", "selfies"))
     if search.molecule is None:
         reason = search.why_none(("smiles", "selfies"))
@@ -159,7 +158,9 @@ def molecular_format_validity(inp: CheckInput) -> Verdict:
     found = search.molecule
     if found is not None:
         if found.fmt == "iupac":
-            return Verdict.passed(f"IUPAC-style {found.describe()}; {required}")
+            return Verdict.passed(
+                f"{found.describe()} -> {found.smiles} ({found.formula}, OPSIN); {required}"
+            )
         extra = f" = {found.smiles}" if found.fmt == "selfies" else ""
         return Verdict.passed(f"valid {found.describe()}{extra} -> {found.formula}; {required}")
     reason = search.why_none(formats)
@@ -295,7 +296,7 @@ def _atom_requirements(text: str, in_parameters: bool) -> tuple[Parsed, bool, st
     reqs = parsed.requirements
     elements = [r for r in reqs if r.key not in ("heavy", "H")]
     composition = (
-        bool(elements)
+        len({r.key for r in elements}) >= 2  # "6 carbon atoms" alone lists no composition
         and all(r.op == "==" for r in elements)
         and any(r.key == "C" for r in elements)
         and not any(r.key == "heavy" for r in reqs)

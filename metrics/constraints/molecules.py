@@ -1,8 +1,9 @@
 """Finding the molecule a response gives, by rules, and parsing it with RDKit.
 
 A response names its molecule in one of three formats: SMILES, SELFIES (``[C][=O]...``,
-decoded with the ``selfies`` package, then parsed by RDKit) or an IUPAC name (recognized by
-morphology only, ``iupac_problem``: no name-to-structure conversion, no network, no OPSIN).
+decoded with the ``selfies`` package, then parsed by RDKit) or an IUPAC name (turned into a
+structure by OPSIN, ``opsin.py``; a name found in prose must first have the shape of one,
+``iupac_problem``, so ordinary words are not sent).
 ``molecule_candidates.candidates`` lists every place that may hold one, by rank;
 ``find_molecule`` picks the answer.
 
@@ -17,8 +18,9 @@ parsed by the same rules. Without a judge that step is skipped ("no extractor co
 
 A SMILES candidate is valid when ``Chem.MolFromSmiles`` (full sanitization) returns a
 molecule with at least one atom; a SELFIES candidate when ``selfies.decoder`` accepts every
-symbol and the SMILES it gives is valid; an IUPAC candidate when ``iupac_problem`` finds no
-problem. RDKit logging is blocked (``rdBase.BlockLogs``, the scoped form of
+symbol and the SMILES it gives is valid; an IUPAC candidate when OPSIN parses it to a
+structure RDKit accepts (a prose candidate must also pass ``iupac_problem`` first).
+RDKit logging is blocked (``rdBase.BlockLogs``, the scoped form of
 ``RDLogger.DisableLog``) and no RDKit or selfies exception escapes: a failure is an invalid
 candidate with a short reason ("unclosed ring bond 1", "bad valence: ...", "cannot
 kekulize ...").
@@ -37,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from sci_tasks.metrics.constraints import opsin
 from sci_tasks.metrics.constraints.base import CheckInput
 from sci_tasks.metrics.constraints.extraction import extract_span
 from sci_tasks.metrics.constraints.molecule_candidates import candidates
@@ -82,7 +85,19 @@ def check(candidate: Candidate) -> Candidate:
             return candidate
         candidate.mol, candidate.smiles, candidate.error = decode_selfies(candidate.text)
     else:
-        candidate.error = iupac_problem(candidate.text)
+        # a name in prose must look like one first (the shape rule keeps ordinary words
+        # out); a stated or labelled name goes straight to OPSIN, which decides
+        if candidate.rank > Rank.STRONG:
+            candidate.error = iupac_problem(candidate.text)
+            if candidate.error:
+                return candidate
+        smiles = opsin.to_smiles(candidate.text)  # OpsinUnavailable: the check is unscored
+        if smiles is None:
+            candidate.error = "OPSIN cannot parse this name"
+            return candidate
+        candidate.mol, error = parse_smiles(smiles)
+        candidate.smiles = smiles if candidate.mol is not None else None
+        candidate.error = f"OPSIN's structure {smiles!r} does not parse: {error}" if error else ""
     return candidate
 
 
