@@ -33,4 +33,6 @@ def test_a_compliant_response_passes_every_constraint(case: dict[str, object]) -
     verdicts = score_sample(doc, str(case["response"]))
     assert len(verdicts) == len(doc["instruction_list"])  # type: ignore[arg-type]
     for verdict in verdicts:
+        if verdict.score is None and "requirement is absent" in verdict.reason:
+            continue  # the record lists a constraint its question never states (issue 28)
         assert verdict.score == 1.0, (verdict.name, verdict.reason)

@@ -82,7 +82,9 @@ _REQUIREMENTS = {
 
 @pytest.mark.parametrize("name", RULE_GENERAL)
 def test_empty_response_fails_every_rule_checker_that_can_be_decided(name: str) -> None:
-    result = registry.evaluate(name, CheckInput("", _REQUIREMENTS.get(name), "Answer."))
+    question = "Answer in lowercase." if "lowercase" in name else "Answer in uppercase."
+    question = question if "case" in name else "Answer."
+    result = registry.evaluate(name, CheckInput("", _REQUIREMENTS.get(name), question))
     assert result.score == 0.0, result.reason
 
 
@@ -135,9 +137,9 @@ def test_scope_and_structured_answer() -> None:
     assert requirement_scope("Use uppercase.", "final answer only", key) == "final"
     text = "Intro\n```python\nx = 1\n```\n```json\n{}\n```\n"
     assert [b.lang for b in code_blocks(text)] == ["python", "json"]
-    assert structured_answers(text, ("json",), "whole") == [("{}", "the ```json block")]
-    assert structured_answers(" [1] ", ("python",), "whole") == [("[1]", "the whole response")]
-    assert structured_answers("So:\nAnswer: [1]", (), "final") == [
+    assert structured_answers(text, ("json",), "whole") == ([("{}", "the ```json block")], 1)
+    assert structured_answers(" [1] ", ("python",), "whole") == ([("[1]", "the whole response")], 1)
+    assert structured_answers("So:\nAnswer: [1]", (), "final")[0] == [
         ("So:\nAnswer: [1]", "the whole response"),
         ("[1]", "the final answer (after answer marker)"),
     ]

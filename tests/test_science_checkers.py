@@ -323,6 +323,8 @@ class FakeJudge:
         return JudgeReply(data, None, "fake-model", request.prompt_version)
 
 
+# the relation written with a word inside it, which the structure reader does not parse
+IDEAL_GAS_WORDS = "At STP one mole occupies 22.4 L, so R = PV/nT here = 8.31 J/(mol·K)."
 IDEAL_GAS = (
     "At STP one mole occupies 22.4 L. Rearranging, R = PV/(nT) = (101325 × 0.0224)/(1 × 273) "
     "= 8.31 J/(mol·K)."
@@ -330,9 +332,16 @@ IDEAL_GAS = (
 
 
 def test_method_extraction_rechecks_the_span_with_the_rule() -> None:
-    inp = ("physics_method_constraint", IDEAL_GAS, "ideal gas law", "Find R.", None, "")
-    assert _run(inp).score == 0.0  # the rule alone finds neither the name nor a known form
+    # the rearranged law R = PV/(nT) is read by structure (issue 28): no judge is asked
     judge = FakeJudge("R = PV/(nT)")
+    direct = _run(
+        ("physics_method_constraint", IDEAL_GAS, "ideal gas law", "Find R.", None, ""), judge
+    )
+    assert direct.score == 1.0 and "applied as" in direct.reason and judge.requests == 0
+    # a form the structure reader cannot read (the relation in words) goes to the extractor
+    inp = ("physics_method_constraint", IDEAL_GAS_WORDS, "ideal gas law", "Find R.", None, "")
+    assert _run(inp).score == 0.0  # the rule alone finds neither the name nor a known form
+    judge = FakeJudge("R = PV/nT here")
     result = _run(inp, judge)
     assert result.score == 1.0, result.reason
     assert "extracted span" in result.reason and judge.requests == 1

@@ -20,6 +20,7 @@ Decision rule:
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_right
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from collections.abc import Callable
 from sci_tasks.metrics.constraints.answers import (
     ANSWER_MARKER_RE,
     final_answer,
+    last_answer_marker,
 )
 from sci_tasks.metrics.constraints.base import (
     CheckInput,
@@ -35,6 +37,7 @@ from sci_tasks.metrics.constraints.base import (
 from sci_tasks.metrics.constraints.text import (
     Span,
     clean_parameters,
+    clip,
     non_empty_lines,
     paragraphs,
     plural,
@@ -246,6 +249,11 @@ def response_structure(inp: CheckInput) -> Verdict:
                 f"final answer at the end: the answer statement from the last marker runs to "
                 f"the end ({plural(lines, 'line')})"
             )
+        remark = _closing_remark(response, occurrences[-1][0])
+        if remark:
+            return Verdict.passed(
+                f"final answer at the end: only a closing remark follows ({clip(remark, 40)!r})"
+            )
     if hits:
         return Verdict.passed(
             f"final answer at the {position}: {kind} {hits[0] + 1} of {len(units)}"
@@ -254,3 +262,40 @@ def response_structure(inp: CheckInput) -> Verdict:
     return Verdict.failed(
         f"final answer not at the {position}: found on {kind}(s) {seen} of {len(units)}"
     )
+
+
+_PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n")
+_NOT_PROSE_RE = re.compile(r"^[ \t]*(?:#|[-*+>|]|[0-9]+[.)]|```|~~~|<|\$\$|\\\[)")
+_HEADING_ONLY_RE = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t][^\n]*|[^\n]{0,60}[:：][ \t]*\**)$"
+)
+
+
+def _closing_remark(response: str, answer_at: int) -> str:
+    """The one prose paragraph that follows the answer's paragraph, when it is all that
+    follows (docs/labelling.md rule 12: a closing remark does not move the answer); a
+    heading or label paragraph ("## Final Answer") belongs with the paragraph after it."""
+    breaks = list(_PARAGRAPH_BREAK_RE.finditer(response.rstrip()))
+    bounds = [0, *(m.end() for m in breaks), len(response.rstrip())]
+    paragraphs = [response[a:b].strip() for a, b in itertools.pairwise(bounds)]
+    starts = bounds[:-1]
+    k = max(i for i, start in enumerate(starts) if start <= answer_at)
+    while k + 1 < len(paragraphs) and _HEADING_ONLY_RE.match(paragraphs[k]):
+        k += 1
+    rest = [p for p in paragraphs[k + 1 :] if p.strip(_CLOSING)]
+    if len(rest) != 1 or _NOT_PROSE_RE.match(rest[0]) or len(rest[0]) > 800:
+        return ""
+    if _BOXED_START_RE.search(rest[0]) or last_answer_marker(rest[0]) is not None:
+        return ""
+    # a caveat qualifies the answer; working ("Step 2: d = ...") or a sign-off that offers
+    # more ("Let me know if ...") is more response after it
+    if "=" in rest[0] or _MORE_RESPONSE_RE.match(rest[0]):
+        return ""
+    return rest[0]
+
+
+_MORE_RESPONSE_RE = re.compile(
+    r"[ \t*_]*(?:step\b|let[ \t]+me[ \t]+know|feel[ \t]+free|hope[ \t]+(?:this|that)|"
+    r"if[ \t]+you[ \t]+(?:want|need|would|like)|would[ \t]+you[ \t]+like|happy[ \t]+to|i[ \t]+can[ \t]+also)",
+    re.I,
+)

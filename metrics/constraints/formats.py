@@ -43,7 +43,12 @@ import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 
-from sci_tasks.metrics.constraints.answers import enclosed, last_answer_marker, structured_answers
+from sci_tasks.metrics.constraints.answers import (
+    ONLY_FORMAT_RE,
+    enclosed,
+    last_answer_marker,
+    structured_answers,
+)
 from sci_tasks.metrics.constraints.base import (
     CheckInput,
     input_scope,
@@ -79,14 +84,22 @@ def _first_valid(
     keyword: re.Pattern[str],
     langs: tuple[str, ...],
     check: Callable[[str, str], Verdict],
+    openers: str = "",
 ) -> Verdict:
     """Run ``check(text, where)`` on each ``structured_answers`` candidate: the first pass
     wins, else the verdict on the last candidate (the final answer, when there is one)."""
+    question_says = " ".join(sentences_matching(inp.question or "", keyword))
+    only = bool(ONLY_FORMAT_RE.search(question_says + " " + clean_parameters(inp.parameters)))
+    candidates, lead = structured_answers(
+        inp.response, langs, input_scope(inp, keyword), only=only, openers=openers
+    )
     verdict = Verdict.failed("empty response")
-    for text, where in structured_answers(inp.response, langs, input_scope(inp, keyword)):
-        verdict = check(text, where)
-        if verdict.score == 1.0:
-            break
+    for k, (text, where) in enumerate(candidates):
+        found = check(text, where)
+        if found.score == 1.0:
+            return found
+        if k < lead:
+            verdict = found
     return verdict
 
 
@@ -99,7 +112,7 @@ _JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", boo
 
 @register("general_json_constraint")
 def json_constraint(inp: CheckInput) -> Verdict:
-    return _first_valid(inp, _JSON_KEY, ("json",), _json_object)
+    return _first_valid(inp, _JSON_KEY, ("json",), _json_object, "{")
 
 
 def _json_object(text: str, where: str) -> Verdict:
@@ -150,7 +163,7 @@ def _literal_check(inp: CheckInput, keyword: re.Pattern[str], kind: type, name: 
         return Verdict.passed(f"{where} is a Python {name} of {size}")
 
     item_kind = _item_kind(clean_parameters(inp.parameters), inp.question or "", name)
-    return _first_valid(inp, keyword, _PY_LANGS, check)
+    return _first_valid(inp, keyword, _PY_LANGS, check, "[" if kind is list else "(")
 
 
 # "a Python list of tuples": the items' own kind is part of the format.
@@ -236,7 +249,7 @@ def dictionary_constraint(inp: CheckInput) -> Verdict:
         found += f"; optional key(s) {show_items(left)} left out" if left else ""
         return Verdict.passed(f"{where} is a Python dict of {plural(len(value), 'key')}{found}")
 
-    return _first_valid(inp, _DICT_KEY, _PY_LANGS, check)
+    return _first_valid(inp, _DICT_KEY, _PY_LANGS, check, "{")
 
 
 # Each pattern starts with a literal or is anchored at line starts, so it scans fast.
@@ -438,7 +451,7 @@ def _html_problem(text: str) -> tuple[str, list[str]]:
 
 @register("general_html_constraint")
 def html_constraint(inp: CheckInput) -> Verdict:
-    return _first_valid(inp, _HTML_KEY, ("html", "htm"), _html_verdict)
+    return _first_valid(inp, _HTML_KEY, ("html", "htm"), _html_verdict, "<")
 
 
 def _html_verdict(text: str, where: str) -> Verdict:
@@ -497,7 +510,7 @@ def xml_constraint(inp: CheckInput) -> Verdict:
             return Verdict.failed(f"XML root in {where} is <{name}>, required <{required}>")
         return Verdict.passed(f"well-formed XML in {where}, root <{name}>")
 
-    return _first_valid(inp, _XML_KEY, ("xml",), check)
+    return _first_valid(inp, _XML_KEY, ("xml",), check, "<")
 
 
 @register("general_csv_constraint")
@@ -530,7 +543,8 @@ def _required_header(params: str, question: str) -> tuple[list[str], str]:
 
 def _header_verdict(inp: CheckInput, header: list[str], source: str) -> Verdict:
     first = ""
-    for text, where in structured_answers(inp.response, ("csv",), input_scope(inp, _CSV_KEY)):
+    candidates, _ = structured_answers(inp.response, ("csv",), input_scope(inp, _CSV_KEY))
+    for text, where in candidates:
         row = next(csv.reader(io.StringIO(text.lstrip(), newline="")), [])
         first = ",".join(row)
         if [c.strip().lower() for c in row] == header:

@@ -75,6 +75,7 @@ from sci_tasks.metrics.constraints.text import (
     plural,
     show_items,
 )
+from sci_tasks.metrics.constraints.unit_grammar import parse_unit
 from sci_tasks.metrics.verdict import Verdict
 
 # --------------------------------------------------------------------------- precision
@@ -97,10 +98,83 @@ _GIVEN_ASIDE_RE = re.compile(
 )
 
 
+# Numbers a precision or notation rule never covers (issue 28; docs/labelling.md rule 3):
+# the base of a power (2^{-ΔΔCt}, 2^9), a coefficient glued to a symbol (2d sin θ, 4π r,
+# 2\sin), a fraction of small integers inside a formula (1/2, \frac{1}{2}), a year
+# ("Monteith (1965)", "in 2019"), and a count ("3 steps", "6 carbon atoms").
+_POWER_BASE_RE = re.compile(r"[ \t]*(?:\^|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻])")
+_GLUED_SYMBOL_RE = re.compile(r"(?:\\(?!times|cdot|quad|text|mathrm)[A-Za-z]|[A-Za-zα-ωΑ-Ω])")
+_SMALL_FRACTION_RE = re.compile(
+    r"\\[dt]?frac\{[1-9]\}\{[1-9][0-9]?\}|(?<![0-9.])[1-9][ \t]*/[ \t]*[1-9][0-9]?(?![0-9.])"
+)
+_YEAR_CONTEXT_RE = re.compile(r"(?:\(|\bin[ \t]|\bsince[ \t]|\bal\.?,?[ \t]|[A-Z][a-z]+,?[ \t])$")
+_COUNT_WORDS_RE = re.compile(
+    r"[ \t]+(?:distinct[ \t]+|different[ \t]+|main[ \t]+|key[ \t]+|separate[ \t]+)?"
+    r"(?:steps?|stages?|times|significant[ \t]+figures|sig\.?[ \t]+figs|decimal[ \t]+places?|"
+    r"(?:carbon|hydrogen|oxygen|nitrogen|heavy)?[ \t]*atoms?|bonds?|carbons|hydrogens|electrons|"
+    r"peaks|terms|types|options|categories|reasons|mechanisms|factors|points|items|samples|"
+    r"replicates|trials|groups|rings|regions|classes|parts)\b",
+    re.I,
+)
+
+
+# a coefficient: "2(380.00)", "2 \times n", "2\,HCl", "2 H2O" (a chemical formula: two
+# capitals or a capital and a digit, and no unit), a ratio "1:2", "p^2 + 2pq + q^2 = 1" (a
+# side of an identity)
+_COEFFICIENT_RE = re.compile(
+    r"\(|[ \t]*(?:\\times|\\cdot|[×·*])[ \t]*[A-Za-zα-ωΑ-Ω(]"
+    r"|(?:\\[,;: ]|~|[ \t])*(?P<formula>[A-Z][A-Za-z0-9]*)"
+)
+_RATIO_RE = re.compile(r"(?<![0-9.])[0-9]{1,2}[ \t]*:[ \t]*[0-9]{1,2}(?![0-9.])")
+_IDENTITY_SIDE_RE = re.compile(r"[A-Za-z][^=\n]{0,60}=[ \t]*$")
+
+
+def _coefficient(text: str, x: Number) -> bool:
+    for r in _RATIO_RE.finditer(text, max(0, x.start - 6), x.end + 6):
+        if r.start() <= x.start < r.end():  # a stoichiometric or mixing ratio, 1:2
+            return True
+    m = _COEFFICIENT_RE.match(text, x.end)
+    if m and m.group("formula") is None:
+        return True
+    if m and (
+        sum(c.isupper() for c in m["formula"]) >= 2 or re.search(r"[A-Z][a-z]?\d", m["formula"])
+    ):
+        return not parse_unit(m["formula"])
+    before = text[max(0, x.start - 60) : x.start]
+    side = _IDENTITY_SIDE_RE.search(before)
+    return (
+        bool(side)
+        and not re.search(r"[0-9]\.[0-9]", side.group())
+        and not text[x.end : x.end + 3]
+        .strip(" $\\)]}")
+        .startswith(tuple("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+    )
+
+
+def _never_in_scope(text: str, x: Number) -> bool:
+    if x.scientific or x.decimals:
+        return False
+    if _POWER_BASE_RE.match(text, x.end) and x.mantissa != "10":
+        return True
+    if _GLUED_SYMBOL_RE.match(text, x.end) or _coefficient(text, x):
+        return True
+    window = text[max(0, x.start - 10) : x.end + 6]
+    for m in _SMALL_FRACTION_RE.finditer(window):
+        if m.start() <= x.start - max(0, x.start - 10) < m.end():
+            return True
+    if len(x.mantissa) == 4 and 1500 <= int(x.mantissa) <= 2099:
+        before = text[max(0, x.start - 20) : x.start]
+        if _YEAR_CONTEXT_RE.search(before) or text[x.end : x.end + 1] == ")":
+            return True
+    return bool(_COUNT_WORDS_RE.match(text, x.end))
+
+
 def _answer_numbers(text: str, scope: str) -> list[Number]:
-    """The numbers of ``text`` a precision rule applies to: in the final answer, those of a
-    given-quantity aside are left out when a number stays outside it."""
-    numbers = find_numbers(text)
+    """The numbers of ``text`` a precision rule applies to: never exponents, power bases,
+    formula constants, years or counts (``_never_in_scope``); in the final answer, those of
+    a given-quantity aside are left out when a number stays outside it."""
+    found = find_numbers(text)
+    numbers = [x for x in found if not _never_in_scope(text, x)] or found
     if scope != "final" or "(" not in text:
         return numbers
     asides = [m.span() for m in _GIVEN_ASIDE_RE.finditer(text)]
@@ -163,18 +237,22 @@ _LOWER_KEY = re.compile(r"lower[ \t-]*case|small[ \t]+letters|no[ \t]+capital", 
 _LATEX_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
 _LATEX_ENVIRONMENT_RE = re.compile(r"\\(?:begin|end|BEGIN|END)[ \t]*\{[A-Za-z*]{1,20}\}")
 _FENCE_INFO_RE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*", re.M)
-_OBJECT_KEY_RE = re.compile(r"\"[^\"\n]{0,80}\"[ \t]*:|'[^'\n]{0,80}'[ \t]*:")
 
 
 def _letter_case(inp: CheckInput, upper: bool) -> Verdict:
-    scope = input_scope(inp, _UPPER_KEY if upper else _LOWER_KEY)
+    key = _UPPER_KEY if upper else _LOWER_KEY
+    if not clean_parameters(inp.parameters) and not key.search(inp.question or ""):
+        # the record lists the constraint but the question never asked for it
+        return Verdict.unscored(
+            f"the question asks for no {'upper' if upper else 'lower'}case and the "
+            "parameters are empty: the requirement is absent"
+        )
+    scope = input_scope(inp, key)
     text, where = scoped_text(inp.response, scope)
     # LaTeX command and environment names are markup, not prose; the letters of their
     # arguments (\text{Speed}, \BOXED{SPEED}, a variable $V$) are the response's letters
     if "\\" in text:
         text = _LATEX_COMMAND_RE.sub(" ", _LATEX_ENVIRONMENT_RE.sub(" ", read_latex(text)))
-    if "{" in text:  # JSON / dict keys are structure, not prose: only the values are text
-        text = _OBJECT_KEY_RE.sub(" ", text)
     if "```" in text or "~~~" in text:  # so is a code fence's language tag
         text = _FENCE_INFO_RE.sub(" ", text)
     wanted = "uppercase" if upper else "lowercase"

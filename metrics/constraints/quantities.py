@@ -101,11 +101,14 @@ def quantities(text: str) -> list[Quantity]:
     return out
 
 
-_LABELLED_UNIT_RE = re.compile(r"[(\[]([^()\[\]\n]{1,30})[)\]]|\bunits?[ \t]*[:=][ \t]*")
+_LABELLED_UNIT_RE = re.compile(
+    r"[(\[]([^()\[\]\n]{1,30})[)\]]|\bunits?[\"']?[ \t]*[:=][ \t]*[\"']?"
+)
 
 
 def labelled_units(text: str) -> list[tuple[str, list[Unit]]]:
-    """Units named without a number: "(m/s^2)", "[kJ/mol]", "unit: kJ/mol"."""
+    """Units named without a number: "(m/s^2)", "[kJ/mol]", "unit: kJ/mol", and the unit
+    field of structured answers (``unit="MPa"``, ``"unit": "MPa"``)."""
     out = []
     for m in _LABELLED_UNIT_RE.finditer(text):
         if m.group(1) is not None:

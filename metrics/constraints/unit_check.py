@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sci_tasks.metrics.constraints.answers import final_answer
+from sci_tasks.metrics.constraints.answers import code_blocks, final_answer
 from sci_tasks.metrics.constraints.base import (
     CheckInput,
 )
@@ -90,6 +90,34 @@ _PARAM_LEAD_RE = re.compile(
 _SI_REQUIRED_RE = re.compile(r"\bSI\b(?:[ \t]+(?:base[ \t]+)?units?)?|\bSystème[ \t]+International")
 _WHOLE_RE = re.compile(
     r"\b(?:all|every|each|throughout|entire|whole|consistent(?:ly)?|always)\b", re.I
+)
+# clauses about something else than units: their "entire" / "all" is not the unit's scope
+# ("state its length in bp, and write your entire response in uppercase")
+_OTHER_CLAUSE_RE = re.compile(
+    r"upper[ \t-]*case|lower[ \t-]*case|capital|letters|json|markdown|xml|html|csv|wrap|"
+    r"enclose|bracket|box|decimal|scientific|notation|position|english",
+    re.I,
+)
+_CLAUSE_RE = re.compile(
+    r"[;.]\s+|,\s+(?:and|but|then)\s+|\s+and\s+(?=(?:write|give|use|put|make|enclose|wrap|present|format|report|express|keep)\b)",
+    re.I,
+)
+
+
+def whole_scope(context: str) -> bool:
+    """The unit requirement covers every quantity (module docstring), read from the clauses
+    of its sentence that are not about another requirement."""
+    return any(
+        _WHOLE_RE.search(_COUNTED_RE.sub(" ", clause)) and not _OTHER_CLAUSE_RE.search(clause)
+        for clause in _CLAUSE_RE.split(context)
+    )
+
+
+# "in all three forward frames": a count of things, not the scope of the unit
+_COUNTED_RE = re.compile(
+    r"\b(?:all|each|every)[ \t]+(?:of[ \t]+)?(?:the[ \t]+)?(?:[0-9]+|two|three|four|five|six|"
+    r"seven|eight|nine|ten|both)\b",
+    re.I,
 )
 
 
@@ -264,6 +292,13 @@ def answer_region(response: str) -> tuple[str, str] | None:
         nl = response.find("\n", span.end)
         end = len(response) if nl < 0 else nl
         return response[span.start : end], f"the final answer ({span.source})"
+    blocks = code_blocks(response)
+    if blocks and blocks[-1].closed:
+        # a closing structured block, perhaps followed by a remark without numbers
+        body = blocks[-1].body
+        after = response[response.rfind(body) + len(body) :]
+        if body.strip() and not _DIGIT_RE.search(after):
+            return body, "the final answer (the last ``` block)"
     lines = non_empty_lines(response)
     for line in reversed(lines):
         if _DIGIT_RE.search(line.text):
@@ -273,19 +308,114 @@ def answer_region(response: str) -> tuple[str, str] | None:
     return None
 
 
+def _bare_in_structured_answer(response: str) -> str:
+    """A value without a unit in the fenced block that ends the response, when the block's
+    other values carry units ("'I3': '1.33'" beside "'I1': '2 A'"), else ""."""
+    if not response.rstrip().endswith(("```", "~~~")):
+        return ""
+    blocks = code_blocks(response)
+    if not blocks:
+        return ""
+    try:
+        found = quantities(clean_unit_text(blocks[-1].body))
+    except TooManyNumbers:
+        return ""
+    if sum(1 for q in found if q.units) < 2:
+        return ""
+    return next((q.number for q in found if not q.units), "")
+
+
 def _show_quantity(q: Quantity) -> str:
     return f"{q.number} {q.unit_text}".strip() if q.unit_text else q.number
 
 
+_HEADING_RE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]|\*\*[^*\n]+\*\*[ \t]*$|---+[ \t]*$)", re.M)
+_BLANK_LINE_RE = re.compile(r"\n[ \t]*\n")
+
+
+def answer_statement(response: str) -> tuple[str, str] | None:
+    """The whole answer statement (issue 28: the unit may sit anywhere in it): the section
+    of the last answer marker (from its line to the next heading or rule) or, without a
+    marker, the paragraph of the last box; None without either."""
+    span = final_answer(response)
+    if span is None:
+        return None
+    start = response.rfind("\n", 0, span.start) + 1
+    if span.source == "\\boxed{}":  # the paragraph around the box
+        blank = list(_BLANK_LINE_RE.finditer(response, 0, span.start))
+        start = blank[-1].end() if blank else 0
+        after = _BLANK_LINE_RE.search(response, span.end)
+        end = after.start() if after else len(response)
+        # a box alone in its paragraph: the sentence that introduces it belongs to it
+        lead = re.sub(r"\\(?:boxed|fbox|BOXED)[ \t]*\{$", "", response[start : span.start])
+        if not lead.strip(" \t\n$\\[(") and blank:
+            before = list(_BLANK_LINE_RE.finditer(response, 0, blank[-1].start()))
+            start = before[-1].end() if before else 0
+        return response[start:end], "the answer statement"
+    heading = _HEADING_RE.search(response, span.end + 1)
+    end = heading.start() if heading else len(response)
+    return response[start:end], "the answer statement"
+
+
+def _same_value(a: str, b: str) -> bool:
+    return a.replace(" ", "").replace(",", "") == b.replace(" ", "").replace(",", "")
+
+
 def check_units(inp: CheckInput) -> Verdict:
+    verdict = _check_units(inp)
+    if verdict.score != 0.0 or whole_scope(_context(inp)):
+        return verdict
+    # the final answer's own line lacks the unit: the answer statement around it may carry
+    # it ("The route is 6.2 miles long: \boxed{6.2}"), for the same number
+    statement = answer_statement(inp.response)
+    region = answer_region(inp.response)
+    if statement is None or region is None:
+        return verdict
+    req = required_units(clean_parameters(inp.parameters), inp.question or "")
+    if req is None or req.si or req.dimensionless:
+        return verdict
+    try:
+        own = quantities(clean_unit_text(region[0]))
+        found = quantities(clean_unit_text(statement[0]))
+    except TooManyNumbers:
+        return verdict
+    if any(q.units for q in own):  # the answer gives a unit, and it is not the required one
+        return verdict
+    numbers = [q.number for q in own]
+    for q in found:
+        right = (
+            bool(q.units) and family_dimension(q.units[0]) and in_family(q.units[0], req.family)
+            if req.family
+            else carries(q.units, req.units)
+        )
+        if right and (not numbers or any(_same_value(q.number, n) for n in numbers)):
+            return Verdict.passed(
+                f"{statement[1]} gives {_show_quantity(q)} in {req.show()} "
+                f"(from the {req.source}); {verdict.reason}"
+            )
+    return verdict
+
+
+def _context(inp: CheckInput) -> str:
+    req = required_units(clean_parameters(inp.parameters), inp.question or "")
+    return req.context if req is not None else ""
+
+
+def _check_units(inp: CheckInput) -> Verdict:
     params = clean_parameters(inp.parameters)
     req = required_units(params, inp.question or "")
     if req is None:
         shown = f"parameters {clip(params)!r}" if params else "parameters empty"
         return Verdict.unscored(f"required unit not found ({shown}; none stated in the question)")
-    whole = bool(_WHOLE_RE.search(req.context))
+    whole = whole_scope(req.context)
     if whole:
         text, where = inp.response, "the response"
+        bare = _bare_in_structured_answer(inp.response)
+        if bare:
+            return Verdict.failed(
+                f"the answer block gives {bare!r} without a unit while its other values "
+                f"carry one ({req.show()} required for every value)"
+            )
     else:
         region = answer_region(inp.response)
         if region is None:

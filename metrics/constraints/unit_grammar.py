@@ -70,7 +70,8 @@ _NOT_UNITS = frozenset({"in", "a", "as", "at", "am", "an", "is", "it", "on", "or
 
 _WRAPPER_RE = re.compile(
     r"\\(?:mathrm|text|textrm|mathit|textit|rm|operatorname|mbox|mathsf|textsf|unit|si|"
-    r"mathup|textup|ensuremath)[ \t]*\{((?:[^{}]|\{[^{}]*\})*)\}"
+    r"mathup|textup|ensuremath|mathbf|textbf|boldsymbol|bm|mathbfit)[ \t]*"
+    r"\{((?:[^{}]|\{[^{}]*\})*)\}"
 )
 _SI_RE = re.compile(r"\\(?:SI|qty)[ \t]*\{([^{}]*)\}[ \t]*\{([^{}]*)\}")
 _FRAC_RE = re.compile(
