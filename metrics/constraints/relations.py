@@ -117,10 +117,6 @@ class Equation:
     functions: frozenset[str]
     numerator: Callable[..., float]
 
-    def evaluate(self, values: dict[sympy.Symbol, float]) -> float:
-        args = [values[v.symbol] for v in self.variables] + [values[s] for s, _ in self.slots]
-        return float(self.numerator(*args))
-
 
 # ---- reading ----------------------------------------------------------------------------
 
@@ -346,7 +342,7 @@ class _Reader:
             return [("symbol", _ALIASES.get(word, word))]
         if word == "hbar":
             return [("symbol", "hbar")]
-        if len(word) > 1 and word.lower() in _WORDS or len(word) > 3:
+        if (len(word) > 1 and word.lower() in _WORDS) or len(word) > 3:
             # a Greek name glued to letters ("thetaB") or a word: not a formula
             for g in GREEK:
                 if word.startswith(g) and len(word) - len(g) <= 2:
@@ -595,63 +591,85 @@ def required_equations(formula: str) -> tuple[Equation, ...]:
 
 # ---- comparing --------------------------------------------------------------------------
 
-_ONE = object()  # a required variable left out of the solution's equation (its value 1)
 _POINTS = 3
-
-
-def _points(seed: int, symbols: list[sympy.Symbol]) -> list[dict[sympy.Symbol, float]]:
-    rng = random.Random(seed)
-    return [{s: rng.uniform(0.2, 1.3) for s in symbols} for _ in range(_POINTS)]
+_APPLIES: dict[tuple[str, str], bool] = {}  # (required, found) texts -> verdict
 
 
 def applies(required: Equation, found: Equation) -> bool:
     """Whether ``found`` (a solution's equation, numbers as slots) is ``required`` with its
     variables renamed or given numbers, in any arrangement (module docstring)."""
+    key = (required.text, found.text)
+    known = _APPLIES.get(key)
+    if known is None:
+        known = _applies(required, found)
+        if len(_APPLIES) > 100_000:
+            _APPLIES.clear()
+        _APPLIES[key] = known
+    return known
+
+
+def _applies(required: Equation, found: Equation) -> bool:
     if not required.functions <= found.functions:
         return False
-    if len(found.variables) > len(required.variables) or not found.variables:
+    n_vars, n_slots = len(found.variables), len(found.slots)
+    if n_vars > len(required.variables) or not n_vars:
         return False
-    candidates = []
-    for r in required.variables:
-        same = [f.symbol for f in found.variables if f.base == r.base]
-        candidates.append([*same, *(s for s, _ in found.slots), _ONE])
-    found_symbols = [v.symbol for v in found.variables]
-    slot_values = dict(found.slots)
-    points = _points(len(found.text), found_symbols + list(slot_values))
-    tried = 0
-    for assignment in itertools.product(*candidates):
-        tried += 1
-        if tried > MAX_ASSIGNMENTS:
+    bases = {r.base for r in required.variables}
+    if any(f.base not in bases for f in found.variables):
+        return False  # a symbol of the solution that no required variable can be
+    # the solution's arguments by index: variables 0..n_vars-1, slots after; -1 = left out
+    slot_ids = list(range(n_vars, n_vars + n_slots))
+    candidates = [
+        [i for i, f in enumerate(found.variables) if f.base == r.base] + slot_ids + [-1]
+        for r in required.variables
+    ]
+    rng = random.Random(len(found.text))
+    points = [[rng.uniform(0.2, 1.3) for _ in range(n_vars + n_slots)] for _ in range(_POINTS)]
+    values = [v for _, v in found.slots]
+    tried = [0]
+
+    def search(k: int, chosen: list[int], used: set[int], left_out: int) -> bool:
+        if tried[0] > MAX_ASSIGNMENTS:
             return False
-        targets = [a for a in assignment if a is not _ONE]
-        if len(targets) != len(set(targets)) or len(targets) < len(assignment) - 1:
-            continue
-        if not set(found_symbols) <= set(targets):
-            continue
-        if _proportional(required, found, assignment, points, slot_values):
-            return True
-    return False
+        if k == len(candidates):
+            if not all(i in used for i in range(n_vars)):
+                return False
+            tried[0] += 1
+            return _proportional(required, found, chosen, points, values)
+        for target in candidates[k]:
+            if target < 0:
+                if left_out:
+                    continue
+                if search(k + 1, [*chosen, -1], used, 1):
+                    return True
+            elif target not in used:
+                if search(k + 1, [*chosen, target], used | {target}, left_out):
+                    return True
+        return False
+
+    return search(0, [], set(), 0)
 
 
 def _proportional(
     required: Equation,
     found: Equation,
-    assignment: tuple[object, ...],
-    points: list[dict[sympy.Symbol, float]],
-    slot_values: dict[sympy.Symbol, float],
+    chosen: list[int],
+    points: list[list[float]],
+    slot_values: list[float],
 ) -> bool:
-    bound = {a for a in assignment if isinstance(a, sympy.Symbol)}
+    """The two numerators are proportional at every point: bound slots take the point's
+    value, the others their own number; a left-out required variable is 1."""
+    n_vars = len(found.variables)
+    bound = set(chosen)
     ratio = None
     for point in points:
-        values = {s: (point[s] if s in bound else slot_values[s]) for s in slot_values}
-        values.update({v.symbol: point[v.symbol] for v in found.variables})
-        mapped = {
-            r.symbol: (1.0 if a is _ONE else values[a])  # type: ignore[index]
-            for r, a in zip(required.variables, assignment, strict=True)
-        }
+        args = point[:n_vars] + [
+            point[n_vars + j] if n_vars + j in bound else v for j, v in enumerate(slot_values)
+        ]
+        mapped = [1.0 if c < 0 else args[c] for c in chosen]
         try:
-            f = found.evaluate(values)
-            q = required.evaluate(mapped)
+            f = float(found.numerator(*args))
+            q = float(required.numerator(*mapped))
         except (ValueError, ZeroDivisionError, OverflowError, TypeError):
             return False
         if not (math.isfinite(f) and math.isfinite(q)) or abs(q) < 1e-12 or abs(f) < 1e-12:
