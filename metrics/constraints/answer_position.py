@@ -266,9 +266,7 @@ def response_structure(inp: CheckInput) -> Verdict:
 
 _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n")
 _NOT_PROSE_RE = re.compile(r"^[ \t]*(?:#|[-*+>|]|[0-9]+[.)]|```|~~~|<|\$\$|\\\[)")
-_HEADING_ONLY_RE = re.compile(
-    r"^[ \t]*(?:#{1,6}[ \t][^\n]*|[^\n]{0,60}[:：][ \t]*\**)$"
-)
+_HEADING_ONLY_RE = re.compile(r"^[ \t]*(?:#{1,6}[ \t][^\n]*|[^\n]{0,60}[:：][ \t]*\**)$")
 
 
 def _closing_remark(response: str, answer_at: int) -> str:
@@ -296,6 +294,7 @@ def _closing_remark(response: str, answer_at: int) -> str:
 
 _MORE_RESPONSE_RE = re.compile(
     r"[ \t*_]*(?:step\b|let[ \t]+me[ \t]+know|feel[ \t]+free|hope[ \t]+(?:this|that)|"
-    r"if[ \t]+you[ \t]+(?:want|need|would|like)|would[ \t]+you[ \t]+like|happy[ \t]+to|i[ \t]+can[ \t]+also)",
+    r"if[ \t]+you[ \t]+(?:want|need|would|like)|would[ \t]+you[ \t]+like|happy[ \t]+to|"
+    r"i[ \t]+can[ \t]+also)",
     re.I,
 )

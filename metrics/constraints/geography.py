@@ -33,11 +33,17 @@ constraints share one implementation with the other disciplines (``unit_check.py
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from itertools import combinations, islice
 
-from sci_tasks.metrics.constraints.answers import final_answer, final_or, last_content_line
+from sci_tasks.metrics.constraints.answers import (
+    code_blocks,
+    final_answer,
+    final_or,
+    last_content_line,
+)
 from sci_tasks.metrics.constraints.base import (
     CheckInput,
     register,
@@ -205,6 +211,45 @@ def _split_address(text: str, separator: str) -> tuple[list[str], str]:
     return cleaned, seps[0]
 
 
+_KEY_VALUE_LINE_RE = re.compile(
+    r"^[ \t]*[-*]?[ \t]*\**([A-Za-z][\w ]{0,30}?)\**[ \t]*[:：]\**[ \t]*(.+?)[ \t]*$"
+)
+
+
+def _structured_address(response: str) -> tuple[list[str], str] | None:
+    """An address given as a structure (issue 28): a Python tuple / list of strings, or a JSON
+    object / dict / ``key: value`` lines read by their values in order, in the last fenced
+    block or the last paragraph; None when the answer is not one."""
+    blocks = code_blocks(response)
+    pieces = [blocks[-1].body] if blocks and blocks[-1].closed else []
+    para = paragraphs(response)
+    pieces += [para[-1].text] if para else []
+    for piece in pieces:
+        body = piece.strip()
+        value: object = None
+        if body[:1] in "([{" and body[-1:] in ")]}":
+            try:
+                value = ast.literal_eval(body)
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                try:
+                    value = json.loads(body)
+                except ValueError:
+                    value = None
+        if isinstance(value, dict):
+            value = list(value.values())
+        if (
+            isinstance(value, (list, tuple))
+            and value
+            and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value)
+        ):
+            return [str(v).strip() for v in value], "the structured answer"
+        lines = [ln for ln in body.splitlines() if ln.strip()]
+        pairs = [_KEY_VALUE_LINE_RE.match(ln) for ln in lines]
+        if len(lines) >= 2 and all(pairs):
+            return [m.group(2).strip(" *") for m in pairs if m], "the key: value lines"
+    return None
+
+
 @register("geography_address_format_validity")
 def address_format_validity(inp: CheckInput) -> Verdict:
     params = clean_parameters(inp.parameters)
@@ -218,7 +263,11 @@ def address_format_validity(inp: CheckInput) -> Verdict:
     text = _ADDRESS_LEAD_RE.sub("", strip_decoration(span.text))
     parts, used = _split_address(text, separator)
     where = f"the final answer ({span.source})"
-    if len(parts) == 1 and separator in ("", "\n"):
+    structured = _structured_address(inp.response)
+    if structured is not None:
+        (parts, where), used = structured, "its items"
+        text = " | ".join(parts)
+    elif len(parts) == 1 and separator in ("", "\n"):
         block = paragraphs(inp.response)
         if block:
             parts, used = _split_address(block[-1].text, "\n")

@@ -273,6 +273,19 @@ def _named_tuple_in(text: str, need_cue: bool) -> _NamedTuple | None:
     return None
 
 
+def _closing(body: str, a: int, opener: str, closer: str) -> int:
+    """Index of the ``closer`` that closes the ``opener`` at ``a`` (brackets nest), or -1."""
+    depth = 0
+    for k in range(a, len(body)):
+        if body[k] == opener:
+            depth += 1
+        elif body[k] == closer:
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
 def _tuple_groups(text: str, opener: str, closer: str) -> list[str]:
     """The bracketed groups meant as tuples: those on lines that start with the bracket
     (after a bullet) if there are any, else every group holding a comma."""
@@ -290,7 +303,7 @@ def _tuple_groups(text: str, opener: str, closer: str) -> list[str]:
             a = body.find(opener, pos)
             if a < 0:
                 break
-            b = body.find(closer, a + 1)
+            b = _closing(body, a, opener, closer)  # "(metformin, ampk (amp kinase), ...)"
             if b < 0:
                 break
             group = body[a + 1 : b]

@@ -30,6 +30,7 @@ numbers in scope (degenerate text): unscored.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -357,6 +358,19 @@ def answer_statement(response: str) -> tuple[str, str] | None:
     return response[start:end], "the answer statement"
 
 
+def _literal_of_numbers(text: str) -> bool:
+    """A Python / JSON literal (tuple, list) whose numbers are bare number values."""
+    body = text.strip()
+    if not body or body[0] not in "([" or body[-1] not in ")]":
+        return False
+    try:
+        value = ast.literal_eval(body)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    items = value if isinstance(value, (tuple, list)) else [value]
+    return any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items)
+
+
 def _same_value(a: str, b: str) -> bool:
     return a.replace(" ", "").replace(",", "") == b.replace(" ", "").replace(",", "")
 
@@ -369,6 +383,11 @@ def check_units(inp: CheckInput) -> Verdict:
     # it ("The route is 6.2 miles long: \boxed{6.2}"), for the same number
     statement = answer_statement(inp.response)
     region = answer_region(inp.response)
+    if region is not None and _literal_of_numbers(region[0]):
+        # a tuple / list of bare numbers cannot hold units: the values as the working
+        # states them, with their unit, are the answer's (("XRD", 0.2354, 24.02) after
+        # "d ≈ 0.2354 nm")
+        statement = (inp.response, "the response, for the values of the structured answer")
     if statement is None or region is None:
         return verdict
     req = required_units(clean_parameters(inp.parameters), inp.question or "")
