@@ -5,7 +5,8 @@ Samples reuse the records of the bundled sample set (which include a record in e
 released parameter / question form); responses are synthetic, 300-2,000 characters (one in
 twenty 5-10 KB), mixing prose, numbers with units, JSON / lists / Markdown, SMILES and
 final-answer markers, so every checker meets realistic text. Prints samples per second.
-Target: at least 4,000 samples/s of CPU time on one core.
+Target (issue 28): the benchmark's size scored in under 10 s of CPU time on one core, on the
+first run too (the first run parses every distinct equation once; later runs reuse it).
 
     python benchmarks/scimif_scoring.py [--repeat 3]
 """
@@ -65,12 +66,15 @@ def main() -> None:
     scimif.score_sample(*samples[0])  # import every checker module before timing
     kinds = sorted({c.kind.value for n in registry.registered() if (c := registry.resolve(n))})
     best = best_cpu = float("inf")
+    first_cpu = None
     for _ in range(args.repeat):
         started, started_cpu = time.perf_counter(), time.process_time()
         verdicts = [scimif.score_sample(doc, response) for doc, response in samples]
         best = min(best, time.perf_counter() - started)
         # CPU time is what one core spends, whatever else the machine runs meanwhile
-        best_cpu = min(best_cpu, time.process_time() - started_cpu)
+        cpu = time.process_time() - started_cpu
+        first_cpu = cpu if first_cpu is None else first_cpu
+        best_cpu = min(best_cpu, cpu)
     n_constraints = sum(len(v) for v in verdicts)
     scored = sum(r.score is not None for v in verdicts for r in v)
     print(f"samples                 {len(samples)}")
@@ -79,7 +83,9 @@ def main() -> None:
     print(f"load average            {os.getloadavg()[0]:.2f} (other work on the machine)")
     print(f"best of {args.repeat} runs          {best:.3f} s wall, {best_cpu:.3f} s CPU, one core")
     print(f"throughput (wall)       {len(samples) / best:,.0f} samples/s")
-    print(f"throughput (CPU time)   {len(samples) / best_cpu:,.0f} samples/s (target >= 4,000)")
+    print(f"throughput (CPU time)   {len(samples) / best_cpu:,.0f} samples/s")
+    verdict = "met" if (first_cpu or 0) < 10 else "NOT met"
+    print(f"first run               {first_cpu:.3f} s CPU (target < 10 s: {verdict})")
 
 
 if __name__ == "__main__":
