@@ -145,9 +145,7 @@ def _coefficient(text: str, x: Number) -> bool:
     return (
         bool(side)
         and not re.search(r"[0-9]\.[0-9]", side.group())
-        and not text[x.end : x.end + 3]
-        .strip(" $\\)]}")
-        .startswith(tuple("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+        and not text[x.end : x.end + 1].isalpha()  # "= 1x" is a product, not a constant
     )
 
 
