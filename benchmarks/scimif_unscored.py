@@ -31,10 +31,33 @@ CASES = ROOT / "tests" / "cases"
 SAMPLES = Path(sci_tasks.__file__).parent / "samples" / "scimif"
 RULE_KINDS = (Kind.RULE, Kind.RDKIT, Kind.EXTRACT)
 LIMIT = 0.10  # the most a constraint may leave unscored where the requirement is there
-# Case rows whose file expects "unscored" and says why (the requirement is genuinely absent,
+# Case rows whose file expects "unscored" and says why, and bundled records whose blind
+# labellers (benchmarks/realistic/) found the requirement absent (genuinely absent,
 # e.g. no unit named anywhere): no evaluator can decide them, so the per-constraint limit
 # leaves them out (they stay in the overall share above, and are listed with their reason).
 DECLARED_ABSENT: set[str] = set()
+
+
+def _labelled_absent() -> set[tuple[str, int, str]]:
+    """(file, record id, constraint) of bundled records whose requirement the blind labellers
+    of the realistic corpus (benchmarks/realistic/) found genuinely absent in every reply."""
+    root = ROOT / "benchmarks" / "realistic" / "scimif"
+    if not (root / "labels.jsonl").exists():
+        return set()
+    replies = {
+        r["reply_id"]: r["qid"]
+        for r in map(json.loads, (root / "replies.jsonl").read_text("utf-8").splitlines())
+    }
+    verdicts: dict[tuple[str, str], set[object]] = {}
+    for label in map(json.loads, (root / "labels.jsonl").read_text("utf-8").splitlines()):
+        key = (replies[label["reply_id"]], label["constraint"])
+        verdicts.setdefault(key, set()).add(label["label"])
+    absent = set()
+    for (qid, name), labels in verdicts.items():
+        parts = qid.split("-")  # bundled-<file stem>-<id>
+        if parts[0] == "bundled" and labels == {"unscored"}:
+            absent.add((f"{parts[1]}.jsonl", int(parts[2]), name))
+    return absent
 
 
 def bundled() -> list[tuple[str, str, CheckInput]]:
@@ -43,13 +66,17 @@ def bundled() -> list[tuple[str, str, CheckInput]]:
         (c["file"], c["id"]): c["response"] for c in json.loads(compliant_path.read_text())
     }
     out = []
+    absent = _labelled_absent()
     for path in sorted(SAMPLES.glob("*.jsonl")):
         for line in path.read_text().splitlines():
             doc = json.loads(line)
             response = compliant.get((path.name, doc["id"])) or str(doc.get("answer") or "")
-            for item in doc["instruction_list"]:
+            for k, item in enumerate(doc["instruction_list"]):
                 inp = CheckInput(response, item.get("required_parameters"), doc["edit_question"])
-                out.append((f"bundled {path.name}:{doc['id']}", item["instruction_name"], inp))
+                name = item["instruction_name"]
+                out.append((f"bundled {path.name}:{doc['id']}#{k}", name, inp))
+                if (path.name, doc["id"], name) in absent:
+                    DECLARED_ABSENT.add(out[-1][0])
     return out
 
 
@@ -91,7 +118,11 @@ def main() -> None:
     print(f"{'all':<20} {total:>12} {left:>9} {left / total:>7.1%}   (target < 3%)")
     for _, _, unscored in rows:
         for where, name, reason in unscored:
-            declared = " [declared absent by its case row]" if where in DECLARED_ABSENT else ""
+            declared = (
+                " [declared absent by its case row or labellers]"
+                if where in DECLARED_ABSENT
+                else ""
+            )
             print(f"  unscored: {where} {name}: {reason}{declared}")
     print()
     print(per_constraint(ruled_all, unscored_all))
