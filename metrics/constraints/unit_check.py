@@ -46,6 +46,7 @@ from sci_tasks.metrics.constraints.quantities import (
     quantities,
 )
 from sci_tasks.metrics.constraints.text import (
+    clauses_matching,
     clean_parameters,
     clip,
     non_empty_lines,
@@ -99,21 +100,19 @@ _OTHER_CLAUSE_RE = re.compile(
     r"enclose|bracket|box|decimal|scientific|notation|position|english",
     re.I,
 )
-_CLAUSE_RE = re.compile(
-    r"[;.]\s+|,\s+(?:and|but|then)\s+|\s+and\s+(?=(?:write|give|use|put|make|enclose|wrap|present|format|report|express|keep)\b)",
-    re.I,
-)
 
 
 def whole_scope(context: str) -> bool:
     """The unit requirement covers every quantity (module docstring), read from the clauses
     of its sentence that are not about another requirement."""
     return any(
-        _WHOLE_RE.search(_COUNTED_RE.sub(" ", clause)) and not _OTHER_CLAUSE_RE.search(clause)
-        for clause in _CLAUSE_RE.split(context)
+        not _OTHER_CLAUSE_RE.search(clause)
+        for sentence in _SENTENCE_SPLIT_RE.split(_COUNTED_RE.sub(" ", context))
+        for clause in clauses_matching(sentence, _WHOLE_RE)
     )
 
 
+_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+")
 # "in all three forward frames": a count of things, not the scope of the unit
 _COUNTED_RE = re.compile(
     r"\b(?:all|each|every)[ \t]+(?:of[ \t]+)?(?:the[ \t]+)?(?:[0-9]+|two|three|four|five|six|"
