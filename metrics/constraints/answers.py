@@ -6,11 +6,15 @@ texts a structured-format answer may be.
   answer marker ("Final answer:", "**Final Answer**", "The answer is", "Answer:") up to the
   end of that line, or the next non-empty line when the marker ends its line.
   ``final_answer_or_last_line`` falls back to the last non-empty line.
-* **Structured answer** (``structured_answers``): the body of a fenced code block if there
-  is one (the last block whose language tag fits, else the last block); else the whole
-  response stripped and, when the question scopes the format to the final answer, also the
-  final answer (last box, or after the last marker through the end). A format checker
-  passes when one of these is valid.
+* **Structured answer** (``structured_answers``): when the question asks for the format
+  alone ("return only", "your entire response", ``ONLY_FORMAT_RE``), the whole response (or
+  the one fenced block that is all of it). Otherwise the body of a fenced code block if
+  there is one (the last block whose language tag fits, else the last block) and the value
+  of a Python assignment in it (``answer = {...}``); else the whole response stripped and,
+  when the question scopes the format to the final answer, also the final answer (last box,
+  or after the last marker through the end); then blocks written inline on lines of their
+  own outside fences (issue 28: a JSON object after a sentence of explanation). A format
+  checker passes when one of these is valid.
 
 Linear, as the helpers of ``text.py``: braces, pairs and fences are scanned with
 ``str.find`` or line by line.
@@ -389,9 +393,9 @@ def structured_answers(
     and how many of them lead (the verdict of the last leading one is the reason when none
     passes). ``only`` (the question asks for the format alone): the whole response, or the
     body of the one fenced block that is the whole response. Otherwise (module docstring):
-    the fenced block (the last in one of ``langs``, else the last), the value of a Python
-    assignment in it (``answer = {...}``), the whole response and the final answer, then
-    blocks written inline in the answer statement (``openers``, ``_inline_blocks``)."""
+    the fenced block (the last in one of ``langs``, else the last) and the value of a Python
+    assignment in it (``answer = {...}``), or without a block the whole response and the
+    final answer; then blocks written inline in the answer statement (``openers``)."""
     stripped = response.strip()
     blocks = code_blocks(response)
     if only:

@@ -2,10 +2,12 @@
 tuple, dictionary, markdown, html, xml, csv). Terms are those of ``answers.py``. Rules:
 
 * json / list / tuple / dictionary / html / xml / csv: checked on the candidates of
-  ``answers.structured_answers`` (the fenced block if any; else the whole response stripped,
-  plus the final answer when the question scopes the format to it); one valid candidate
-  passes, else the reason is the last candidate's failure. Lenient about what surrounds
-  the answer, strict about its validity.
+  ``answers.structured_answers`` (the whole response alone when the question's sentences
+  about the format say "only" / "entire response"; else the fenced block if any, with the
+  value assigned in it; else the whole response stripped, plus the final answer when the
+  question scopes the format to it; then blocks of the format written inline on their own
+  lines); one valid candidate passes, else the reason is the last leading candidate's
+  failure. Lenient about what surrounds the answer, strict about its validity.
 * json_constraint: ``json.loads`` (NaN/Infinity rejected) gives an object (an array fails).
 * list / tuple / dictionary: the text starts and ends with a bracket and
   ``ast.literal_eval`` gives a list / a parenthesised tuple / a dict holding every
