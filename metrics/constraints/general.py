@@ -142,11 +142,9 @@ def _coefficient(text: str, x: Number) -> bool:
         return not parse_unit(m["formula"])
     before = text[max(0, x.start - 60) : x.start]
     side = _IDENTITY_SIDE_RE.search(before)
-    return (
-        bool(side)
-        and not re.search(r"[0-9]\.[0-9]", side.group())
-        and not text[x.end : x.end + 1].isalpha()  # "= 1x" is a product, not a constant
-    )
+    if side is None or re.search(r"[0-9]\.[0-9]", side.group()):
+        return False
+    return not text[x.end : x.end + 1].isalpha()  # "= 1x" is a product, not a constant
 
 
 def _never_in_scope(text: str, x: Number) -> bool:
