@@ -1,31 +1,65 @@
 """Conservative reader of an SPM-Bench reply: the chosen option labels and the stated confidence.
 
 An answer that cannot be read is an empty selection marked unparsed; it is never guessed.
-The rules, in the order they are applied (README "SPM-Bench answer parsing"):
+The rules, in the order they are applied (``docs/decisions.md``, SPM-Bench "Answer parsing"):
 
 1. Reasoning is removed before this parser sees the reply, by the filter every task applies
    (``metrics/reply.NormaliseReply``, the same rule for all benchmarks): ``<think>...</think>``
    blocks, text before an unopened ``</think>``, and everything after an unclosed ``<think>``
    (a reply cut off while thinking: an answer written only inside reasoning is no answer).
 2. **Explicit answer statements**: every ``Answer:`` line (also ``Final answer:``,
-   ``**Answer:**``, ``Answers:``; an empty line after the colon takes the next line), every
+   ``**Answer:**``, ``Answers:``, and the labelled lists ``Correct options:``, ``Correct
+   answers:``, ``Selected:``, ``Selected options:``, ``Selection:``, ``Chosen options:``,
+   ``Supported statements:``; not after *incorrect*, *wrong*, *rejected*, *not* ...), every
    answer tag (``<answer>A, C</answer>``, the short ``<a>A, C</a>``; an unclosed one runs to
-   the next tag or the end) and every JSON object with an ``"answer"`` key (its value a list
-   of labels or a text). The **last** statement in the reply wins, and if it cannot be read
-   the reply is unparsed: an earlier statement is never used instead.
+   the next tag or the end), every ``\\boxed{...}`` (``\\boxed{A,\\,B}``,
+   ``\\boxed{\\text{A, B}}``, ``\\boxed{AB}``; TeX commands, spacing and braces ignored; a
+   box holding a digit is a quantity, not a statement) and every JSON object with an answer
+   key (``answer``, ``final_answer``, ``selected``, ``selection``, ``selected_options``,
+   ``choices``, ``correct_options``, ``correct_answers``, ``labels``, ...; the first of these
+   in this order when an object has several; its value a list of labels or a text). A
+   labelled line with nothing after the colon takes the next non-empty line, or, when that
+   starts a bullet list whose items all begin with a label (``- (A) ...``, ``* **B:** ...``),
+   the labels of those items; when every item carries a mark after its label (``- A: True``,
+   ``- B: ✗ ...``, marks as in the tables below) only the positive ones, and when some items
+   do and some do not, the list is not read (the next line is the statement). The
+   **last** statement in the reply wins, and if it cannot be read the reply is unparsed: an
+   earlier statement is never used instead. A heading ``Final Answer`` / ``### Answer`` (no
+   colon) is a statement only when the line after it reads as an answer (e.g. "The correct
+   options are **A, B, and C**."); otherwise it is ignored.
 3. Without an explicit statement: a reply that is nothing but a label list (``A, C``,
-   ``AC``, ``a and c``), else the **last** prose phrase of one of these shapes:
-   ``the answer is A`` / ``the correct options are A and C``, ``A and C are correct``
-   (not after *not*, *nor*, *neither*, *no*), ``I choose A and C``. In prose only capital
-   letters standing alone count as labels, so the article "a" and the "A" in "ATOM" never do.
+   ``AC``, ``a and c``), else the **last** (by position) of these:
+
+   * a prose phrase (Markdown emphasis ignored) of one of these shapes: ``the answer is A``
+     / ``the correct options are A and C``, ``A and C are correct`` / ``... are supported``
+     (also *right*, *true*, *consistent*, *accurate*, *valid*; not after *not*, *nor*,
+     *neither*, *no*), ``I choose A and C``; when the prose ends with options judged one by
+     one (``**A is correct** ... **C is correct**``, each naming one option not named
+     before, no *actually* / *wait* / *instead* between them), all the options so judged;
+   * a Markdown table with one row per option: the first cell a label (``A``, ``(A)``,
+     ``Option A``) and a column in which every row reads as a mark, positive (✓ ✔ ✅, *yes*,
+     *true*, *correct*, *supported*, ...) or negative (✗ ✘ ❌, *no*, *not ...*, *false*,
+     *incorrect*, *unsupported*, ...); the selection is the rows marked positive. Mark
+     columns that disagree, a row without a label or mark, or no positive row: no reading.
+
+   In prose only capital letters standing alone count as labels, so the article "a" and the
+   "A" in "ATOM" never do. An option named only by its text is not read (the parser gets
+   the labels, not the option texts).
 4. A label list is labels separated by commas, semicolons, slashes, ``&``, ``+``, ``and``
-   or spaces; brackets, quotes and markdown marks around it are ignored; inside an answer
-   statement labels may be lowercase and may be run together (``AC``, uppercase only).
-   After ``Answer:`` a list may be followed by an explanation starting with ``.``, ``:``,
-   ``(``, a dash, *because*, *since* or *as*.
+   or spaces; brackets, quotes and markdown marks around it are ignored; a range ``A through
+   C`` / ``A to C`` / ``A-C`` / ``A–C`` (capitals, increasing; a dash without spaces, so
+   ``A - C`` is no range) is every label in it; *only* before or after the list is ignored
+   (``A only``). Inside an answer statement labels may be lowercase and may be run together
+   (``AC``, uppercase only); an aside in brackets after a label is ignored (``A (cubic
+   habit), C (edge ≈ 1 µm)``); ``all of the options except D and E`` is the other options
+   (``all of the options`` every one). After ``Answer:`` a list may be followed by an
+   explanation starting with ``.``, ``:``, ``(``, a dash, *because*, *since* or *as*.
 5. A label that is not one of the question's options (``E`` when the options are A-D)
    makes the whole answer unparsed: dropping it would erase a wrong selection's penalty.
-6. Confidence: the last ``Confidence: <number>`` (``0.8``, ``.8``, ``80%``),
+6. Confidence: the last ``Confidence: <number>`` (``0.8``, ``.8``, ``80%``, ``8/10``; also
+   ``Confidence Score:``, ``Confidence ≈ 0.8``, ``Confidence: ~0.8``, ``Confidence: fairly
+   high — roughly 0.75``, ``my confidence is about 0.7``), ``<number>% confidence`` /
+   ``80% confident`` / ``80% sure`` (not a *confidence interval* / *level*),
    ``<confidence>0.8</confidence>`` tag or JSON ``"confidence"`` value. It must lie in
    [0, 1] (a percentage in [0, 100]); anything else (``85``, ``1.2``, ``-0.1``, ``high``)
    is not clamped but reported as ``None`` with a note.
@@ -39,7 +73,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sci_tasks.metrics.reply import json_objects
+from sci_tasks.metrics.reply import json_objects, key_of
 
 # an answer tag (<answer> or the short <a>) up to its closing tag, the next tag or the end
 _ANSWER_TAG = re.compile(
@@ -49,41 +83,130 @@ _VALUE = r"(?P<value>[+-]?(?:\d+(?:\.\d*)?|\.\d+))"  # a stated confidence: 0.8,
 _CONFIDENCE_TAG = re.compile(
     rf"<\s*confidence\s*>\s*{_VALUE}\s*(?P<pct>%)?\s*(?=<\s*/\s*confidence\s*>|$)", re.IGNORECASE
 )
-_ANSWER_LINE = re.compile(r"\banswers?[ \t]*\**[ \t]*[:：][ \t]*(?P<rest>[^\n]*)", re.IGNORECASE)
-_CONFIDENCE = re.compile(
-    r"\bconfidence(?:[ \t]+(?:level|score))?[ \t]*\**[ \t]*[:=][ \t]*\**[ \t]*"
-    rf"{_VALUE}[ \t]*(?P<pct>%)?",
+# an answer statement's label: "Answer:", "Final answer:", "Correct options:", "Selected:"
+_ANSWER_LINE = re.compile(
+    r"(?<![\w-])(?:answers?|selections?|selected(?:[ \t]+(?:options?|labels?|statements?|"
+    r"answers?|choices?))?|(?:correct|chosen|supported|true|right)[ \t]+(?:options?|answers?|"
+    r"statements?|choices?|labels?))[ \t]*(?:\*+[ \t]*)?[:：][ \t]*(?P<rest>[^\n]*)",
     re.IGNORECASE,
 )
-_JSON_ANSWER_KEYS = ("answer", "answers", "final_answer", "a")
+# a word before the label that turns it into a list of what was NOT chosen
+_NOT_CHOSEN = re.compile(
+    r"\b(?:incorrect|wrong|rejected|excluded|eliminated|unsupported|false|not|non|no)[\s*_#>-]*$",
+    re.IGNORECASE,
+)
+# a heading line that is only "Final Answer" / "Answer" (Markdown marks allowed, no colon)
+_ANSWER_HEADING = re.compile(
+    r"^[^\S\n]*(?:#{1,6}[^\S\n]*)?(?:(?:\*\*|__)[^\S\n]*)?(?:final[^\S\n]+)?answers?"
+    r"[^\S\n]*(?:(?:\*\*|__)[^\S\n]*)?$",
+    re.IGNORECASE | re.MULTILINE,
+)
+# \boxed{...} with at most one level of braces inside, bounded (linear on a looping reply)
+_BOXED = re.compile(r"\\boxed[ \t]*\{(?P<rest>(?:[^{}\n]|\{[^{}\n]{0,80}\}){0,200})\}")
+_TEX = re.compile(r"\\(?:text(?:bf|rm|tt)?|math(?:rm|bf|bb|sf|tt)|operatorname|rm|bf|mbox)\b"
+                  r"|\\[,;:! ]|\\q?quad\b|[{}$~]")  # fmt: skip
+_DIGIT = re.compile(r"\d")
+# a bullet item starting with a label: "- (A) ...", "* **B:** ...", "1. C - ..."
+_BULLET = re.compile(r"[^\S\n]*(?:[-*•+]|\d{1,2}[.)])[^\S\n]+")
+_BULLET_LABEL = re.compile(
+    r"(?:\*\*|__)?[^\S\n]*(?:(?i:option|statement|choice)[^\S\n]+)?"
+    r"(?:\((?P<paren>[A-Za-z])\)|(?P<bare>[A-Z])(?:\*\*|__)?(?=[^\S\n]*(?:[.):\-–—]|$)))"
+)
+_ITEM_LEAD = re.compile(r"^[\s.:)*_\-–—]+")  # between an item's label and its text
+_APPROX = r"(?:(?:about|around|approximately|approx\.?|roughly|circa|nearly|~|≈|≃)[ \t]*)?"
+_QUALIFIER = (
+    r"(?:very|fairly|quite|rather|moderately|reasonably|relatively|high|low|medium|moderate|"
+    r"good|fair|strong|overall)"
+)
+_CONFIDENCE = re.compile(
+    r"\bconfidence(?:[ \t]+(?:level|score|estimate|rating))?[ \t]*(?:\*+[ \t]*)?"
+    rf"(?:[:=：][ \t]*(?:\*+[ \t]*)?(?:(?:{_QUALIFIER}[ \t]+){{0,2}}{_QUALIFIER}[ \t]*"
+    r"(?:[(,;:—–-][ \t]*)?)?|(?:is|of|at|would[ \t]+be|≈|~|≃)[ \t]*)"
+    rf"{_APPROX}(?:\*+[ \t]*)?{_VALUE}[ \t]*(?:(?P<pct>%)|/[ \t]*(?P<den>\d+(?:\.\d+)?)(?![\d.]))?",
+    re.IGNORECASE,
+)
+# "with about 75% confidence", "I am 80% confident" (not "a 95% confidence interval")
+_CONFIDENCE_PERCENT = re.compile(
+    r"(?<![\w.])(?P<value>\d+(?:\.\d+)?)[ \t]*(?P<pct>%)[ \t]+(?:confidence|confident|sure|"
+    r"certain)\b(?![ \t]+(?:interval|level|bound|band|region|limit|ellipse))",
+    re.IGNORECASE,
+)
+_JSON_CONFIDENCE_KEYS = ("confidence", "confidence_score", "confidence_level")
+_JSON_ANSWER_KEYS = (
+    "answer", "answers", "final_answer", "a", "selected", "selection", "selections",
+    "selected_options", "selected_labels", "selected_answers", "choices", "chosen",
+    "chosen_options", "correct_options", "correct_answers", "correct_labels",
+    "correct_statements", "labels",
+)  # fmt: skip
 _DECORATION = re.compile(r"[*_`\"'“”‘’\[\]{}()]")
 _MARKDOWN = re.compile(r"[*_`\"'“”‘’]")
+_EMPHASIS = re.compile(r"\*+|__+|`+")  # blanked (same length) before prose is read
 _SEPARATOR = re.compile(r"\s*(?:,|;|/|&|\+|\band\b)\s*|\s+", re.IGNORECASE)
-_FILLER = re.compile(r"^(?:both|all|options?|choices?|labels?)\s+", re.IGNORECASE)
+_FILLER = re.compile(
+    r"^(?:(?:both|all|only|options?|choices?|labels?|statements?)\s+)+", re.IGNORECASE
+)
+_ONLY = re.compile(r"\s+only$", re.IGNORECASE)
+# a range of labels: "A through C", "A to C", "A-C", "A–C" (capitals only)
+_RANGE = re.compile(r"(?<![A-Za-z])(?P<first>[A-Z])(?:\s+(?:through|thru|to)\s+|[-–])"
+                    r"(?P<last>[A-Z])(?![A-Za-z])")  # fmt: skip
+# an aside in brackets after a label ("A (cubic habit)"); "(A)" itself is a label
+_ASIDE = re.compile(r"\((?!\s*[A-Za-z]\s*\))[^()\n]*\)")
+_ALL = re.compile(
+    r"^(?:all|every)(?:\s+(?:of\s+)?(?:the\s+)?(?:(?:four|five|six|listed|given)\s+)?"
+    r"(?:options?|statements?|choices?|labels?|answers?|of\s+them|above))?"
+    r"(?:\s+(?:except(?:\s+for)?|but(?:\s+not)?|other\s+than|apart\s+from|besides|save(?:\s+for)?)"
+    r"\s+(?P<rest>.+?))?(?:\s+(?:are|is)\s+(?:correct|supported|true|right))?$",
+    re.IGNORECASE,
+)
 # A label standing alone (not part of a word), optionally in parentheses, in prose.
 _P_LABEL = r"\(?[A-Z]\)?(?![\w])"
-_P_LIST = rf"(?<![\w(]){_P_LABEL}(?:\s*(?:,\s*and|,|;|/|&|and)\s*{_P_LABEL})*"
+_P_SEP = r"(?:\s*(?:,\s*and|,|;|/|&|and|through|thru|to)\s*|[-–])"  # "to", "-": ranges
+_P_LIST = rf"(?<![\w(]){_P_LABEL}(?:{_P_SEP}{_P_LABEL})*"
 _BECAUSE = r"\b(?:because|since|as)\b"  # an explanation may follow a label list
-_END = rf"(?=\s*(?:$|[.,;:!?)\n]|{_BECAUSE}))"
-_PROSE = [
-    # "the answer is A", "the correct options are A and C", "my choices would be B, D."
-    re.compile(
-        r"(?i:\b(?:answers?|options?|choices?|selections?)\s+(?:is|are|would\s+be|will\s+be)"
-        rf"\s*:?\s*)(?P<list>{_P_LIST}){_END}"
-    ),
-    # "I think A and C are correct", "B is the right answer" (negations checked separately)
-    re.compile(
-        rf"(?P<list>{_P_LIST})\s+(?i:(?:is|are)\s+(?:both\s+|all\s+)?(?:the\s+)?(?:correct|right|true)\b)"
-    ),
-    # "I choose A and C", "selecting options B, D."
-    re.compile(
-        r"(?i:\b(?:choose|select|pick|choosing|selecting|picking)\s+(?:options?\s+|choices?\s+)?)"
-        rf"(?P<list>{_P_LIST}){_END}"
-    ),
-]
+# Prose (rule 3): a maximal run of labels (found once, so reading stays linear), read when
+# the words before or after it make it a selection.
+_PROSE_LIST = re.compile(_P_LIST)
+# "the answer is A", "the correct options are A and C", "my choices would be B, D."
+_BEFORE_ANSWER = re.compile(
+    r"\b(?:answers?|options?|choices?|selections?|statements?)\s+(?:is|are|would\s+be|will\s+be)"
+    r"\s*:?\s*$",
+    re.IGNORECASE,
+)
+# "I choose A and C", "selecting options B, D."
+_BEFORE_CHOICE = re.compile(
+    r"\b(?:choose|select|pick|choosing|selecting|picking)\s+(?:options?\s+|choices?\s+)?$",
+    re.IGNORECASE,
+)
+_AFTER_END = re.compile(rf"\s*(?:$|[.,;:!?)\n]|{_BECAUSE})")
+# "I think A and C are correct", "B is the right answer", "A and C are supported"
+# (not after a negation)
+_AFTER_PREDICATE = re.compile(
+    r"\s+(?:is|are)\s+(?:both\s+|all\s+)?(?:the\s+)?"
+    r"(?:correct|right|true|supported|consistent|accurate|valid)\b",
+    re.IGNORECASE,
+)
+# words that take back what was said before ("A is correct. Actually, B is correct.")
+_RECONSIDER = re.compile(
+    r"\b(?:actually|wait|on\s+(?:second\s+thought|reflection)|reconsider\w*|instead|rather|"
+    r"correction|revis\w*|change\s+my)\b",
+    re.IGNORECASE,
+)
 _NEGATION = re.compile(r"\b(?:not|nor|neither|no)\s*$", re.IGNORECASE)
 _LEADING = re.compile(
     rf"^(?P<list>[A-Za-z](?:\s*(?:,|;|/|&|\+|\band\b|\s)\s*[A-Za-z])*)(?=\s*(?:$|[.:(\-–—]|{_BECAUSE}))",
+    re.IGNORECASE,
+)
+# Markdown tables: a row, a separator row, a label cell, and the marks of a verdict cell
+_TABLE_ROW = re.compile(r"^[^\S\n]*\|[^\n]*$", re.MULTILINE)
+_TABLE_RULE = re.compile(r"^[\s|:\-–]+$")
+_CELL_LABEL = re.compile(r"^(?:(?i:option|statement|choice)\s+)?\(?([A-Za-z])\)?[.:]?$")
+_MARK_YES = re.compile(
+    r"^(?:✓|✔|✅|☑|(?:yes|true|correct|supported|consistent|selected|accurate|valid)\b)",
+    re.IGNORECASE,
+)
+_MARK_NO = re.compile(
+    r"^(?:✗|✘|❌|✕|❎|×|(?:no|not|false|incorrect|unsupported|inconsistent|rejected|wrong|"
+    r"inaccurate|invalid)\b)",
     re.IGNORECASE,
 )
 
@@ -94,7 +217,8 @@ class ParsedAnswer:
 
     labels: tuple[str, ...]
     parsed: bool
-    how: str  # "answer line", "answer tag", "json", "bare list", "prose"; "" when unparsed
+    # "answer line", "answer tag", "boxed", "json", "bare list", "prose", "table"; "" unparsed
+    how: str
     note: str  # why unparsed, or what was read
     confidence: float | None
     confidence_note: str  # "stated", "missing", or why the value was rejected
@@ -119,7 +243,10 @@ def parse_response(response: str | None, options: Sequence[str]) -> ParsedAnswer
             return ParsedAnswer((), False, "", note, confidence, confidence_note)
         return ParsedAnswer(labels, True, how, note, confidence, confidence_note)
 
-    statements = sorted(_statements(text), key=lambda s: s[0])
+    try:
+        statements = sorted(_statements(text, valid), key=lambda s: s[0])
+    except _OutOfSet as exc:  # a heading's answer naming a label outside the options
+        return result(None, "answer line", str(exc))
     if statements:
         _, how, payload = statements[-1]
         try:
@@ -135,11 +262,12 @@ def parse_response(response: str | None, options: Sequence[str]) -> ParsedAnswer
         labels = label_list(_strip_decoration(text), valid, lenient=True)
         if labels:
             return result(labels, "bare list", f"whole reply is a label list: {', '.join(labels)}")
-        labels = _prose(text, valid)
+        found = _prose_or_table(text, valid)
     except _OutOfSet as exc:
         return result(None, "", str(exc))
-    if labels:
-        return result(labels, "prose", f"prose: {', '.join(labels)}")
+    if found:
+        how, labels = found
+        return result(labels, how, f"{how}: {', '.join(labels)}")
     return result(None, "", "no answer found")
 
 
@@ -149,7 +277,8 @@ def label_list(text: str, valid: Sequence[str], *, lenient: bool) -> tuple[str, 
     ``lenient``: single letters in any case and uppercase runs (``AC``) count; otherwise
     only single capital letters. Raises ``_OutOfSet`` for a lone letter outside ``valid``.
     """
-    text = _FILLER.sub("", text.strip().rstrip(".!").strip())
+    text = _ONLY.sub("", _FILLER.sub("", text.strip().rstrip(".!").strip()))
+    text = _RANGE.sub(_expand_range, text)
     if not text:
         return None
     tokens = [t for t in _SEPARATOR.split(text) if t]
@@ -169,35 +298,54 @@ def label_list(text: str, valid: Sequence[str], *, lenient: bool) -> tuple[str, 
     return tuple(sorted(set(found)))
 
 
+def _expand_range(m: re.Match[str]) -> str:
+    first, last = ord(m["first"]), ord(m["last"])
+    if first >= last:
+        return m[0]  # "C to A": not a range, and the word "to" leaves the list unreadable
+    return " ".join(chr(c) for c in range(first, last + 1))
+
+
 def parse_confidence(text: str) -> tuple[float | None, str]:
     """The last stated confidence in [0, 1], or None with the reason."""
     found: list[tuple[int, Any]] = [(m.start(), m) for m in _CONFIDENCE.finditer(text)]
     found += [(m.start(), m) for m in _CONFIDENCE_TAG.finditer(text)]
+    found += [(m.start(), m) for m in _CONFIDENCE_PERCENT.finditer(text)]
     for start, obj in json_objects(text):
         for key, value in obj.items():
-            if isinstance(key, str) and key.lower() == "confidence":
+            if isinstance(key, str) and key.lower() in _JSON_CONFIDENCE_KEYS:
                 found.append((start, value))
+                break
     if not found:
         return None, "missing"
     _, last = max(found, key=lambda f: f[0])
     if isinstance(last, re.Match):
-        return _confidence_value(last["value"], bool(last["pct"]))
+        return _confidence_value(last["value"], bool(last["pct"]), last.groupdict().get("den"))
     if isinstance(last, bool) or not isinstance(last, (int, float, str)):
         return None, f"not a number: {last!r}"
     if isinstance(last, str):
-        m = re.fullmatch(r"\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*(%)?\s*", last)
+        m = re.fullmatch(
+            r"\s*(?:~|≈|about\s+)?([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*(?:(%)|/\s*(\d+(?:\.\d+)?))?\s*",
+            last,
+        )
         if not m:
             return None, f"not a number: {last!r}"
-        return _confidence_value(m[1], bool(m[2]))
+        return _confidence_value(m[1], bool(m[2]), m[3])
     return _confidence_value(str(last), False)
 
 
-def _confidence_value(number: str, percent: bool) -> tuple[float | None, str]:
+def _confidence_value(
+    number: str, percent: bool, denominator: str | None = None
+) -> tuple[float | None, str]:
     value = float(number)
     if percent:
         value /= 100.0
+    if denominator is not None:
+        if float(denominator) <= 0:
+            return None, f"not a fraction: {number}/{denominator}"
+        value /= float(denominator)
     if not 0.0 <= value <= 1.0:
         shown = f"{number}%" if percent else number
+        shown += f"/{denominator}" if denominator is not None else ""
         return None, f"out of range [0, 1]: {shown}"
     return value, "stated"
 
@@ -205,32 +353,70 @@ def _confidence_value(number: str, percent: bool) -> tuple[float | None, str]:
 # --- explicit statements ------------------------------------------------------------------
 
 
-def _statements(text: str) -> Iterator[tuple[int, str, Any]]:
-    """(position, kind, payload) for each ``Answer:`` line and JSON answer object."""
+def _statements(text: str, valid: Sequence[str]) -> Iterator[tuple[int, str, Any]]:
+    """(position, kind, payload) for each answer line, answer tag, \\boxed{} and JSON answer
+    object, and each answer heading whose next line reads as an answer."""
     for m in _ANSWER_LINE.finditer(text):
+        before = max(text.rfind("\n", max(0, m.start() - 40), m.start()) + 1, m.start() - 40)
+        if _NOT_CHOSEN.search(text, before, m.start()):
+            continue  # "Incorrect options:", "**Not** correct answers:"
         rest = m["rest"].strip()
         if not _strip_decoration(rest).strip():
-            following = [ln for ln in text[m.end() :].splitlines() if ln.strip()]
-            rest = following[0].strip() if following else ""
+            rest = _following(text, m.end())
         yield m.start(), "answer line", rest
+    for m in _ANSWER_HEADING.finditer(text):
+        payload = _following(text, m.end())
+        if payload and _read_statement("answer line", payload, valid):
+            yield m.start(), "answer line", payload
     for m in _ANSWER_TAG.finditer(text):
         yield m.start(), "answer tag", m["rest"].strip()
+    for m in _BOXED.finditer(text):
+        if not _DIGIT.search(m["rest"]):  # a boxed quantity is no selection
+            yield m.start(), "boxed", _TEX.sub(" ", m["rest"]).strip()
     for start, obj in json_objects(text):
-        for key, value in obj.items():
-            if isinstance(key, str) and key.lower() in _JSON_ANSWER_KEYS:
-                yield start, "json", value
-                break
+        key = key_of(obj, _JSON_ANSWER_KEYS)  # the first of the keys, in their order
+        if key is not None:
+            yield start, "json", obj[key]
+
+
+def _following(text: str, pos: int) -> str:
+    """What an answer label with nothing after it refers to: the labels of a bullet list
+    that starts on the next non-empty line and whose items all start with a label, else
+    that line."""
+    first = ""
+    items: list[tuple[str, bool | None]] = []  # (label, its mark)
+    while pos < len(text):
+        end = text.find("\n", pos + 1)
+        end = len(text) if end < 0 else end
+        line = text[pos:end].strip("\n")
+        pos = end
+        if not line.strip():
+            continue
+        if not first:
+            first = line.strip()
+        bullet = _BULLET.match(line)
+        if not bullet:
+            break
+        label = _BULLET_LABEL.match(line, bullet.end())
+        if not label:
+            return first  # a bullet list, but not one of labels
+        mark = _mark(_ITEM_LEAD.sub("", line[label.end() :]))
+        items.append(((label["paren"] or label["bare"]).upper(), mark))
+    marks = {mark for _, mark in items}
+    if not items or (None in marks and len(marks) > 1):
+        return first  # some items marked, some not: an evaluation, not a selection
+    return ", ".join(label for label, mark in items if mark is not False)
 
 
 def _read_statement(how: str, payload: Any, valid: Sequence[str]) -> tuple[str, ...] | None:
     if how == "json":
         if isinstance(payload, str):
-            return label_list(_strip_decoration(payload), valid, lenient=True)
+            return _label_text(_strip_decoration(payload), valid)
         if isinstance(payload, list) and payload and all(isinstance(p, str) for p in payload):
             return label_list(", ".join(p.strip() for p in payload), valid, lenient=True)
         return None
-    content = _strip_decoration(payload)
-    labels = label_list(content, valid, lenient=True)
+    content = _strip_decoration(_ASIDE.sub(" ", payload))
+    labels = _label_text(content, valid)
     if labels:
         return labels
     leading = _LEADING.match(_MARKDOWN.sub(" ", payload).strip())  # brackets may end the list
@@ -238,24 +424,141 @@ def _read_statement(how: str, payload: Any, valid: Sequence[str]) -> tuple[str, 
         labels = label_list(leading["list"], valid, lenient=True)
         if labels:
             return labels
-    return _prose(payload, valid)
+    hits = _prose_hits(payload)
+    return _first_readable(hits, valid)[1] if hits else None
 
 
-# --- prose ---------------------------------------------------------------------------------
+def _label_text(content: str, valid: Sequence[str]) -> tuple[str, ...] | None:
+    """A label list, or ``all of the options (except ...)``."""
+    labels = label_list(content, valid, lenient=True)
+    if labels:
+        return labels
+    every = _ALL.match(" ".join(content.split()).rstrip(".!").strip())
+    if not every:
+        return None
+    excluded: tuple[str, ...] = ()
+    if every["rest"]:
+        listed = label_list(every["rest"], valid, lenient=True)
+        if not listed:
+            return None
+        excluded = listed
+    chosen = tuple(v for v in valid if v not in excluded)
+    return tuple(sorted(chosen)) or None
 
 
-def _prose(text: str, valid: Sequence[str]) -> tuple[str, ...] | None:
-    """The last prose phrase naming labels (see the module docstring), or None."""
-    hits: list[tuple[int, str]] = []
-    for i, pattern in enumerate(_PROSE):
-        for m in pattern.finditer(text):
-            if i == 1 and _NEGATION.search(text[: m.start("list")]):
-                continue  # "neither A nor C is correct"
-            hits.append((m.start("list"), m["list"]))
-    for _, listed in sorted(hits, reverse=True):
-        labels = label_list(_strip_decoration(listed), valid, lenient=False)
+# --- prose and tables ----------------------------------------------------------------------
+
+
+def _prose_hits(text: str) -> list[tuple[int, str, Any]]:
+    """(position, "prose", label text) for each prose phrase naming labels (rule 3)."""
+    text = _EMPHASIS.sub(lambda m: " " * len(m[0]), text)  # positions kept
+    hits: list[tuple[int, str, Any]] = []
+    for m in _PROSE_LIST.finditer(text):
+        before = text[max(0, m.start() - 40) : m.start()]
+        if _AFTER_END.match(text, m.end()) and (
+            _BEFORE_ANSWER.search(before) or _BEFORE_CHOICE.search(before)
+        ):
+            hits.append((m.start(), "prose", m[0]))
+        elif _AFTER_PREDICATE.match(text, m.end()) and not _NEGATION.search(before):
+            hits.append((m.start(), "assessment", m[0]))  # not "neither A nor C is correct"
+    return hits
+
+
+def _prose_or_table(text: str, valid: Sequence[str]) -> tuple[str, tuple[str, ...]] | None:
+    """The last prose phrase or option table that reads (rule 3), as (how, labels)."""
+    hits = _prose_hits(text) + list(_tables(text))
+    how, labels = _first_readable(hits, valid)
+    if labels and len(labels) == 1:
+        labels = _assessments(text, hits, valid) or labels
+    return (how, labels) if labels else None
+
+
+def _assessments(
+    text: str, hits: list[tuple[int, str, Any]], valid: Sequence[str]
+) -> tuple[str, ...] | None:
+    """The options judged one by one at the end of the prose ("A is correct. ... C is
+    correct."): the labels of the trailing run of such phrases, each naming one label not
+    named before, when no reconsidering word ("actually", "wait", "instead") lies between
+    them; None when there is no such run of two or more."""
+    run: list[tuple[int, str]] = []
+    for start, how, found in sorted(hits, key=lambda h: h[0], reverse=True):
+        if how != "assessment":
+            break
+        labels = label_list(_strip_decoration(found), valid, lenient=False)
+        if labels is None or len(labels) != 1 or labels[0] in {label for _, label in run}:
+            break
+        run.append((start, labels[0]))
+    if len(run) < 2 or _RECONSIDER.search(text, run[-1][0], run[0][0]):
+        return None
+    return tuple(sorted(label for _, label in run))
+
+
+def _first_readable(
+    hits: list[tuple[int, str, Any]], valid: Sequence[str]
+) -> tuple[str, tuple[str, ...] | None]:
+    """The last hit (by position) that reads as labels, as (how, labels); may raise
+    ``_OutOfSet``."""
+    for _, how, found in sorted(hits, key=lambda h: h[0], reverse=True):
+        if how in ("prose", "assessment"):
+            labels = label_list(_strip_decoration(found), valid, lenient=False)
+        else:
+            labels = _table_labels(found, valid)
         if labels:
-            return labels
+            return ("prose" if how == "assessment" else how), labels
+    return "", None
+
+
+def _tables(text: str) -> Iterator[tuple[int, str, list[list[str]]]]:
+    """(position, "table", rows of cells) for each Markdown table."""
+    rows: list[list[str]] = []
+    start = end = -2
+    for m in _TABLE_ROW.finditer(text):
+        if m.start() != end + 1:
+            if rows:
+                yield start, "table", rows
+            rows, start = [], m.start()
+        end = m.end()
+        line = m[0].strip()
+        if not _TABLE_RULE.match(line):
+            rows.append([c.strip() for c in line.strip("|").split("|")])
+    if rows:
+        yield start, "table", rows
+
+
+def _table_labels(rows: list[list[str]], valid: Sequence[str]) -> tuple[str, ...] | None:
+    """The rows marked positive of an option table (rule 3), or None."""
+
+    def label_of(cells: list[str]) -> str | None:
+        label = _CELL_LABEL.match(_MARKDOWN.sub("", cells[0]).strip()) if cells else None
+        return label[1].upper() if label else None
+
+    if rows and label_of(rows[0]) is None:
+        rows = rows[1:]  # a header ("| Option | Verdict |")
+    labelled = [(label_of(cells), cells) for cells in rows]
+    if not labelled or any(label is None for label, _ in labelled):
+        return None  # a data row without a label: not a table of the options
+    labels = [str(label) for label, _ in labelled]
+    if len(set(labels)) != len(labels):
+        return None
+    readings = set()
+    for column in range(1, min(len(cells) for _, cells in labelled)):
+        marks = [_mark(cells[column]) for _, cells in labelled]
+        if all(mark is not None for mark in marks):
+            readings.add(tuple(label for label, mark in zip(labels, marks, strict=True) if mark))
+    if len(readings) != 1:
+        return None  # no mark column, or mark columns that disagree
+    (chosen,) = readings
+    if not chosen:
+        return None
+    return label_list(", ".join(chosen), valid, lenient=False)
+
+
+def _mark(cell: str) -> bool | None:
+    cell = _MARKDOWN.sub("", cell).strip()
+    if _MARK_NO.match(cell):
+        return False
+    if _MARK_YES.match(cell):
+        return True
     return None
 
 

@@ -16,22 +16,33 @@ rules, in order (documented in the sample README; every rule has a case in
    tags ``<a>``, ``<ex>``, ``<ed>`` are the same fields as ``<answer>``, ``<explanation>``,
    ``<edit>``. A block runs to its closing tag or, when that is missing (a truncated
    reply), to the next tag or the end of the reply. Blocks may come in any order.
-3. JSON: every JSON object of the reply (bare or in a code fence) with an ``answer`` (or
-   ``a``) key is an answer; its ``explanation`` / ``ex`` and ``edit`` / ``ed`` keys go with
-   it. The value is read like a tag's: ``true`` / ``false`` (JSON booleans or words).
+3. JSON: every JSON object of the reply (bare or in a code fence) with an answer key is an
+   answer: ``answer`` or ``a``, or the verdict key a chat model names itself
+   (``judgement`` / ``judgment``, ``verdict``, ``satisfies`` / ``satisfied``,
+   ``satisfies_instruction``, ``meets_instruction``, ``is_correct``, ``pass`` / ``passed``;
+   the first key of this list present in the object counts). Its explanation
+   (``explanation`` / ``ex``, ``reason``, ``reasoning``, ``rationale``, ``justification``)
+   and edit (``edit`` / ``ed``, ``suggested_edit``, ``correction``, ``fix``) keys go with
+   it. The value is read like a tag's: ``true`` / ``false`` (JSON booleans or words, e.g.
+   ``"true"``, ``"PASS"``, ``"does not satisfy"``).
 4. Structured judgement: each answer (tag block or JSON object) is read as a bare word
-   (true / false, yes / no, correct / incorrect) or, failing that, with the free-text rules
-   below. Answers that read as nothing (``true|false``, ``...``, empty, a number) are
-   placeholders and ignored. The readable answers must agree AND be given in one form
-   (paper tags, short tags or JSON): answers that disagree, or a judgement given in two
-   forms (e.g. ``<a>true</a>`` and ``{"answer": true}``), leave no judgement. If the reply
-   has answers but none is readable, there is no judgement: the free text is not consulted.
+   (true / false, yes / no, correct / incorrect, pass / fail, ✅ / ❌) or, failing that,
+   with the free-text rules below. Answers that read as nothing (``true|false``, ``...``,
+   empty, a number) are placeholders and ignored. The readable answers must agree AND be
+   given in one form (paper tags, short tags or JSON): answers that disagree, or a
+   judgement given in two forms (e.g. ``<a>true</a>`` and ``{"answer": true}``), leave no
+   judgement. If the reply has answers but none is readable, there is no judgement: the
+   free text is not consulted.
 5. Untagged judgement (no answer tag and no JSON answer at all): the reply, tag marks and
    Markdown emphasis removed, is split into sentences; questions, hedged or conditional
    sentences (``whether``, ``cannot``, ``unclear``, ``if ...``) and sentences offering both
-   options (``true or false``, ``yes/no``) are skipped. In each remaining sentence only
-   verdict forms count: a leading bare word (``No.``, ``Yes,``, ``Correct:``, ``Therefore,
-   false.``), a labelled answer (``Answer: false``, ``the verdict is yes``), satisfaction
+   options (``true or false``, ``yes/no``, ``pass/fail``) are skipped. In each remaining
+   sentence only verdict forms count: a leading bare word (``No.``, ``Yes,``, ``No — ...``,
+   ``Correct:``, ``Therefore, false.``; ``PASS``, ``Fail.``, but not ``Passed: ...``, a
+   checklist item), optionally with a check or cross mark (``PASS ✅ —``, ``❌ Fail``; a
+   mark of the other polarity makes the sentence ambiguous), a mark standing alone
+   (``✅``, ``❌ — ...``; not ``✅ Hexagon``, a checklist item), a labelled answer
+   (``Answer: false``, ``the verdict is yes``, ``Verdict: FAIL``), satisfaction
    phrases (``satisfies`` / ``does not satisfy`` / ``fails to meet the instruction``), truth
    predicates (``is true``, ``is not true``, ``not true``) and correctness predicates of the
    image as a whole (``the image is incorrect``, ``it is not correct``). A part of the image
@@ -60,8 +71,14 @@ __all__ = ["Block", "VerifyParse", "blocks", "parse_verification", "read_answer_
 
 TAGS = ("answer", "explanation", "edit", "think")
 _FIELD_OF_SHORT = {"a": "answer", "ex": "explanation", "ed": "edit"}
-JSON_KEYS = {"answer": ("answer", "a"), "explanation": ("explanation", "ex"),
-             "edit": ("edit", "ed")}  # fmt: skip
+# JSON keys of each field, in order of preference; the answer may also be given as the
+# verdict a chat model names itself ("judgement", "verdict", "satisfies", ...)
+JSON_KEYS = {
+    "answer": ("answer", "a", "judgement", "judgment", "verdict", "satisfies", "satisfied",
+               "satisfies_instruction", "meets_instruction", "is_correct", "pass", "passed"),
+    "explanation": ("explanation", "ex", "reason", "reasoning", "rationale", "justification"),
+    "edit": ("edit", "ed", "suggested_edit", "correction", "fix"),
+}  # fmt: skip
 # how a judgement was given (``VerifyParse.form``)
 TAGS_FORM, SHORT_TAGS, JSON_FORM, FREE_TEXT = "tags", "short tags", "json", "free text"
 
@@ -122,12 +139,16 @@ def blocks(text: str) -> list[Block]:
 # --- free-text judgements ----------------------------------------------------------------------
 
 _WORD_VALUES = {
-    "true": True, "yes": True, "correct": True,
-    "false": False, "no": False, "incorrect": False,
+    "true": True, "yes": True, "correct": True, "pass": True, "passed": True,
+    "false": False, "no": False, "incorrect": False, "fail": False, "failed": False,
 }  # fmt: skip
+# check and cross marks: a verdict alone, or decorating a verdict word ("PASS ✅", "✅ Yes")
+_MARKS = "✅✔✓☑❌✗✘❎"
+_MARK_POLARITY = {"✅": True, "✔": True, "✓": True, "☑": True,
+                  "❌": False, "✗": False, "✘": False, "❎": False}  # fmt: skip
 _OPTION_PAIR = re.compile(
-    r"\b(?:true|yes|correct)\s*(?:/|\||\bor\b|\band\b|,)\s*(?:false|no|incorrect)\b"
-    r"|\b(?:false|no|incorrect)\s*(?:/|\||\bor\b|\band\b|,)\s*(?:true|yes|correct)\b"
+    r"\b(?:true|yes|correct|pass)\s*(?:/|\||\bor\b|\band\b|,)\s*(?:false|no|incorrect|fail)\b"
+    r"|\b(?:false|no|incorrect|fail)\s*(?:/|\||\bor\b|\band\b|,)\s*(?:true|yes|correct|pass)\b"
 )
 _HEDGE = re.compile(
     r"\b(?:whether|cannot|can't|can ?not|unable|unclear|uncertain|unsure|not sure|"
@@ -143,21 +164,27 @@ _SUBJECT = (
 # (pattern, polarity); a pattern whose polarity is None takes it from the captured word,
 # flipped when the optional negation group matched.
 _CUES: list[tuple[re.Pattern[str], bool | None]] = [
-    # a leading bare word, optionally after a connective: "No.", "Therefore, false."
+    # a leading bare word, optionally after a connective and with a check or cross mark:
+    # "No.", "Therefore, false.", "PASS ✅ —", "❌ Fail" (pass / fail not before a colon:
+    # "Passed: hexagon" is a checklist item)
     (
         re.compile(
             r"^(?:(?:so|thus|hence|therefore|overall|in conclusion|in summary|in short|"
-            r"final answer|conclusion)\s*[,:]?\s*)?(?P<neg>)(?P<word>true|false|yes|no|"
-            r"correct|incorrect)(?=\s*(?:[,.!:;)\-–—]|$))"
+            rf"final answer|conclusion)\s*[,:]?\s*)?(?:(?P<mark>[{_MARKS}])\ufe0f?\s*)?(?P<neg>)"
+            r"(?:(?P<word>true|false|yes|no|correct|incorrect)(?=\s*(?:[,.!:;)\-–—]|$)"
+            rf"|\s*(?P<mark2>[{_MARKS}]))|(?P<word3>pass|passed|fail|failed)"
+            rf"(?=\s*(?:[,.!;)\-–—]|$)|\s*(?P<mark3>[{_MARKS}])))"
         ),
         None,
     ),
+    # a check or cross mark standing alone: "✅", "❌ —" (not "✅ Hexagon", a checklist item)
+    (re.compile(rf"^(?P<mark>[{_MARKS}])\ufe0f?(?=\s*(?:[.!:;\-–—]|$))"), None),
     # a labelled answer: "Answer: false", "the final verdict is yes"
     (
         re.compile(
             r"\b(?:final\s+)?(?:answer|verdict|judge?ment|conclusion|decision|label|result|"
             r"output)(?:\s*(?:is|:|=|-|–))+\s*[\"'(\[]?\s*(?P<neg>not\s+)?(?P<word>true|false|"
-            r"yes|no|correct|incorrect)\b"
+            r"yes|no|correct|incorrect|pass|passed|fail|failed)\b"
         ),
         None,
     ),
@@ -198,8 +225,9 @@ _CUES: list[tuple[re.Pattern[str], bool | None]] = [
 ]
 _WORD_POLARITY = {
     "true": True, "yes": True, "correct": True, "accurate": True, "valid": True, "right": True,
+    "pass": True, "passed": True,
     "false": False, "no": False, "incorrect": False, "inaccurate": False, "invalid": False,
-    "wrong": False,
+    "wrong": False, "fail": False, "failed": False,
 }  # fmt: skip
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 # a bullet's indent is horizontal space only: "^\s*" ran over every following newline from
@@ -226,9 +254,14 @@ def _sentence_polarities(sentence: str) -> set[bool]:
                 found.add(polarity)
                 continue
             groups = m.groupdict()
-            word = groups.get("word") or groups.get("word2") or ""
+            word = groups.get("word") or groups.get("word2") or groups.get("word3")
             negated = bool(groups.get("neg") or groups.get("neg2"))
-            found.add(_WORD_POLARITY[word] != negated)
+            if word:
+                found.add(_WORD_POLARITY[word] != negated)
+            # a mark on its own or around the word ("❌ Yes" has both polarities)
+            for mark in ("mark", "mark2", "mark3"):
+                if groups.get(mark):
+                    found.add(_MARK_POLARITY[groups[mark]])
     return found
 
 

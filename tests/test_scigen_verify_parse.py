@@ -272,3 +272,77 @@ def test_a_reply_that_repeats_the_prompt_carries_no_judgement() -> None:
     parsed = read(echo)
     assert parsed.judgement is None and parsed.tagged
     assert parsed.edit is None
+
+
+# Verdicts as chat models write them untagged, and JSON objects keyed by their own names.
+# (reply, judgement, form); judgement None = no judgement, as a careful reader leaves it
+CHAT_VERDICTS: list[tuple[str, bool | None, str]] = [
+    # satisfaction phrases after a label, with or without Markdown
+    ("**Verdict:** does not satisfy", False, "free text"),
+    ("**Verdict: The image satisfies the instruction.**", True, "free text"),
+    # a leading "No" / "Yes" before a dash
+    ("No — Cairo is in the wrong place.", False, "free text"),
+    ("Yes — it satisfies the instruction.", True, "free text"),
+    # check and cross marks decorating a verdict, or alone
+    ("✅ Satisfied\n\nBoth arrows start at the centre.", True, "free text"),
+    ("❌ Not satisfied\n\n- Nucleus: drawn ✔\n- Mitochondria: missing ✘", False, "free text"),
+    ("PASS ✅ — regular hexagon, alternating double bonds.", True, "free text"),
+    ("❌ Fail", False, "free text"),
+    ("✅", True, "free text"),
+    ("❌ — only two double bonds.", False, "free text"),
+    ("❌ Yes", None, ""),  # mark and word disagree
+    # a checklist's marks are not the verdict; its conclusion is
+    ("- ✅ Hexagon\n- ❌ Double bonds\n\nOverall: does not satisfy the instruction.", False,
+     "free text"),
+    ("- ✅ Hexagon drawn\n- ❌ Only two double bonds", None, ""),
+    # pass / fail as a labelled verdict or a leading word
+    ("Verdict: FAIL\nMissing: mitochondria (0 of the required 2 drawn).", False, "free text"),
+    ("Result: pass", True, "free text"),
+    ("Overall, fail.", False, "free text"),
+    ("- Passed: hexagon drawn\n- Failed: only two double bonds", None, ""),  # checklist items
+    ("PASS/FAIL: PASS", None, ""),  # offers both options
+    ("The arrows fail to point up.", None, ""),  # "fail" about a part, not the verdict
+    ("The test would pass if the arrow pointed up.", None, ""),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("reply", "judgement", "form"), CHAT_VERDICTS)
+def test_verdicts_chat_models_write(reply: str, judgement: bool | None, form: str) -> None:
+    assert fields(reply, "judgement", "form") == (judgement, form), read(reply).note
+
+
+# (reply, judgement, explanation, edit)
+CHAT_JSON: list[tuple[str, bool | None, str | None, str | None]] = [
+    ('{"judgement": "true", "reason": "Legs 3 and 4, hypotenuse 5."}', True,
+     "Legs 3 and 4, hypotenuse 5.", None),
+    ('{"satisfies": false, "reasoning": "Two double bonds.", "suggested_edit": "Add one."}',
+     False, "Two double bonds.", "Add one."),
+    ('```json\n{"verdict": "does not satisfy", "rationale": "N points down", "fix": "Flip N."}'
+     "\n```", False, "N points down", "Flip N."),
+    ('{"is_correct": true, "explanation": "Fine."}', True, "Fine.", None),
+    ('{"verdict": "PASS"}', True, None, None),
+    # a verdict key whose value reads as nothing: no judgement, the free text not consulted
+    ('{"verdict": "see below"} The image satisfies the instruction.', None, None, None),
+    # two verdicts in one form that disagree
+    ('{"satisfies": true} {"judgement": false}', None, None, None),
+    # keys that are not a verdict leave the free text to decide
+    ('{"correct": ["legs"], "incorrect": ["hypotenuse"]}\nThe image does not satisfy the '
+     "instruction.", False, '{"correct": ["legs"], "incorrect": ["hypotenuse"]} The image does '
+     "not satisfy the instruction.", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("reply", "judgement", "explanation", "edit"), CHAT_JSON)
+def test_json_verdict_keys(
+    reply: str, judgement: bool | None, explanation: str | None, edit: str | None
+) -> None:
+    got = fields(reply, "judgement", "explanation", "edit")
+    assert got == (judgement, explanation, edit), read(reply).note
+
+
+@pytest.mark.parametrize(
+    ("content", "value"),
+    [("pass", True), ("FAILED", False), ("✅", True), ("❌", False), ("pass or fail", None)],
+)
+def test_answer_block_pass_fail_and_marks(content: str, value: bool | None) -> None:
+    assert read_answer_value(content) is value

@@ -197,3 +197,146 @@ def test_an_answer_inside_an_unclosed_think_is_no_answer() -> None:
     assert parse_response(reply, ABCD).labels == ("A", "C")
     # the task's filter, as lm-eval applies it after take_first
     assert NormaliseReply().apply([reply, " Answer: B "], [{}, {}]) == ["", "Answer: B"]
+
+
+# --- forms strong chat models write (each rule: readings and counter-examples) --------------
+
+ABCDE = ["A", "B", "C", "D", "E"]
+TABLE = "| Option | Supported? |\n|---|---|\n"
+
+# (reply, labels, how); labels () = unparsed, as a careful reader leaves it
+CHAT_FORMS: list[tuple[str, tuple[str, ...], str]] = [
+    # \boxed{} is an answer statement; TeX spacing, \text{} and braces are ignored
+    ("Cracks, no cracks, ~10 µm.\n\n$$\\boxed{A,\\,B,\\,D}$$", ("A", "B", "D"), "boxed"),
+    ("Confidence: 0.8\n\n$$\\boxed{\\text{A, B}}$$", ("A", "B"), "boxed"),
+    ("\\boxed{ABC}", ("A", "B", "C"), "boxed"),
+    ("$\\boxed{\\textbf{C}}$", ("C",), "boxed"),
+    ("\\boxed{x = y}", (), ""),  # a boxed formula, not an answer: the last statement fails
+    # a boxed quantity is no selection, so it does not replace the answer before it
+    ("Answer: A, C\n\nThe spacing is $\\boxed{0.2\\text{ nm}}$.", ("A", "C"), "answer line"),
+    ("Answer: A\n\\boxed{A, F}", (), ""),  # F is not an option
+    # "only" around the list
+    ("Only option A is correct.\n\n**Answer: A only**", ("A",), "answer line"),
+    ("Answer: only B", ("B",), "answer line"),
+    ("Answer: A only if the step is real", (), ""),  # a condition, not a list
+    # labelled lists: "Correct options:", "Selected:" (not "Incorrect options:")
+    ("**Correct Options: A, B**\n\n**Incorrect Options:**\n* **C:** too large", ("A", "B"),
+     "answer line"),
+    ("Selected options: B, D", ("B", "D"), "answer line"),
+    ("Incorrect answers: C, D", (), ""),  # what was rejected is no selection
+    ("Rejected options: A\nThe correct options are B and C.", ("B", "C"), "prose"),
+    # a label with nothing after it: the labels of the bullet list that follows
+    ("**Selected:**\n- (A) Lower terrace left.\n- (B) Edge state.\n- (C) Dark terraces.\n\n"
+     "**Rejected:** D (uniform) and E (boundary).", ("A", "B", "C"), "answer line"),
+    ("Correct statements:\n* **B:** the step\n* **D:** the vacancy", ("B", "D"), "answer line"),
+    ("Selected:\n- A: the lattice\n- the step edge as well", (), ""),  # an item without label
+    # items that carry marks: the ones marked positive (an evaluation, not a list of picks)
+    ("**Answer:**\n- A: True\n- B: False — no step\n- C: ✓ supported", ("A", "C"),
+     "answer line"),
+    ("Answer:\n- A: correct\n- B: the step edge", (), ""),  # marked and unmarked items
+    ("Answer:\n- (A) ✗\n- (B) ✗", (), ""),  # nothing selected
+    # a "Final Answer" heading whose next line reads as an answer
+    ("**B is wrong.**\n\n### Final Answer\nThe correct options are **A, B, and C**.",
+     ("A", "B", "C"), "answer line"),
+    ("**Final Answer**\n**B, D**", ("B", "D"), "answer line"),
+    # ... and one whose next line does not read is no statement: the table below decides
+    ("## Answer\n" + TABLE + "| A | ✓ |\n| B | ✗ |\n| C | ✓ |\n| D | ✗ |", ("A", "C"), "table"),
+    # asides in brackets after labels
+    ("Answer: A (cubic habit with sharp edges), C (edge length ≈ 1 µm)", ("A", "C"),
+     "answer line"),
+    ("Answer: (A), (C)", ("A", "C"), "answer line"),
+    ("Answer: A (and maybe C)", ("A",), "answer line"),  # the aside is not a selection
+    # ranges of labels
+    ("Answer: A–C", ("A", "B", "C"), "answer line"),
+    ("Answer: B through D", ("B", "C", "D"), "answer line"),
+    ("Answer: C to A", (), ""),  # not an increasing range
+    # the complement within the options
+    ("Answer: all of the options except D and E.", ("A", "B", "C"), "answer line"),
+    ("Answer: all of them", ("A", "B", "C", "D", "E"), "answer line"),
+    ("Answer: all of the options except D and F.", (), ""),  # F is not an option
+    ("Answer: none of the options", (), ""),
+    # JSON answer keys besides "answer"
+    ('```json\n{"selected": ["A", "B"], "confidence": 0.9}\n```', ("A", "B"), "json"),
+    ('{"selection": "A, C"}', ("A", "C"), "json"),
+    ('{"choices": ["B"]}', ("B",), "json"),
+    ('{"correct_options": ["A", "D"]}', ("A", "D"), "json"),
+    ('{"labels": ["c", "e"]}', ("C", "E"), "json"),
+    ('{"selected": ["A", "F"]}', (), ""),  # F is not an option
+    ('{"rejected": ["A"]}', (), ""),  # not an answer key
+    # "answer" wins over "choices" in one object (the options echoed beside the answer)
+    ('{"choices": ["A", "B", "C", "D"], "answer": ["B"]}', ("B",), "json"),
+    # prose: Markdown emphasis ignored, "supported", ranges
+    ("The answer is **A, B, C**.", ("A", "B", "C"), "prose"),
+    ("Statements A and C are supported by the image; B and D are not.", ("A", "C"), "prose"),
+    ("Options A through C are supported; D and E are not.", ("A", "B", "C"), "prose"),
+    ("Statements A and C are not supported.", (), ""),
+    ("Neither A nor C is supported.", (), ""),
+    ("Options A-C are correct.", ("A", "B", "C"), "prose"),
+    # options judged one by one: all those judged correct, unless one is taken back
+    ("* Two fringe sets → **A is correct**.\n* 0.2 nm → **B is correct**, **E is incorrect**."
+     "\n* Spots → **C is correct**.\n* No rings, so **D is incorrect**.", ("A", "B", "C"),
+     "prose"),
+    ("A is correct. Actually, B is correct.", ("B",), "prose"),
+    ("A is correct. The answer is A and B. C is correct.", ("C",), "prose"),  # last phrase
+
+    ("The answer is A - B is wrong.", (), ""),  # a spaced dash is no range
+    # a table with one row per option and a column of marks
+    (TABLE + "| A | ✅ Yes |\n| B | ✅ Yes |\n| C | ❌ No |\n| D | ✅ Yes |\n| E | ❌ No |",
+     ("A", "B", "D"), "table"),
+    ("| Option | Evaluation |\n|---|---|\n| A | True — round textures |\n"
+     "| B | True — 80 nm |\n| C | False — no stripes |\n| D | False — ordered |",
+     ("A", "B"), "table"),
+    ("| | Correct? | Why |\n|:-:|:-:|---|\n| **(A)** | ✓ | fringes |\n| **(B)** | ✗ | 0.5 nm |",
+     ("A",), "table"),
+    ("| A | Supported |\n| B | Not supported |\n| C | Supported |", ("A", "C"), "table"),
+    (TABLE + "| A | ✓ |\n| B | Partially |\n| C | ✗ |", (), ""),  # a row without a mark
+    (TABLE + "| A | ✗ |\n| B | ✗ |", (), ""),  # nothing selected is no answer
+    (TABLE + "| A | ✓ |\n| F | ✓ |", (), ""),  # F is not an option
+    ("| Option | Spacing |\n|---|---|\n| A | 0.2 nm |\n| B | 1 nm |", (), ""),  # no marks
+    ("| Feature | Seen? |\n|---|---|\n| fringes | ✓ |\n| rings | ✗ |", (), ""),  # no labels
+    # the last answer wins: a table, then a reconsidered prose answer, and the reverse
+    (TABLE + "| A | ✓ |\n| B | ✗ |\n\nOn reflection, the correct options are A and B.",
+     ("A", "B"), "prose"),
+    ("A is correct.\n\n" + TABLE + "| A | ✓ |\n| B | ✓ |", ("A", "B"), "table"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("reply", "labels", "how"), CHAT_FORMS)
+def test_forms_chat_models_write(reply: str, labels: tuple[str, ...], how: str) -> None:
+    parsed = read(reply, ABCDE)
+    assert (parsed.labels, parsed.parsed, parsed.how) == (labels, bool(labels), how), parsed.note
+
+
+@pytest.mark.parametrize(
+    ("reply", "confidence", "note"),
+    [
+        ("Answer: A\nConfidence: ~0.8", 0.8, "stated"),
+        ("Answer: A\n**Confidence Score:** 0.85", 0.85, "stated"),
+        ("Answer: A\nConfidence: 85%", 0.85, "stated"),
+        ("Answer: A\nConfidence: 8/10", 0.8, "stated"),
+        ("Answer: A\nConfidence ≈ 0.8", 0.8, "stated"),
+        ("Answer: A\nConfidence: fairly high — roughly 0.75", 0.75, "stated"),
+        ("Answer: A\nConfidence: High (90%)", 0.9, "stated"),
+        ("A is correct. My confidence is about 0.7.", 0.7, "stated"),
+        ("I'd select A and B, with about 75% confidence.", 0.75, "stated"),
+        ("Answer: B. I am 60% confident.", 0.6, "stated"),
+        ('{"selected": ["A"], "confidence_score": "~0.8"}', 0.8, "stated"),
+        # not a confidence in the answer, or not a number
+        ("Answer: A\nThe 95% confidence interval of the spacing is wide.", None, "missing"),
+        ("Answer: A\nConfidence: moderate as 1 option is unclear", None, "missing"),
+        ("Answer: A\nConfidence: 3/0", None, "not a fraction: 3/0"),
+        ("Answer: A\nConfidence: 9/5", None, "out of range [0, 1]: 9/5"),
+    ],
+)
+def test_confidence_as_chat_models_state_it(
+    reply: str, confidence: float | None, note: str
+) -> None:
+    parsed = read(reply, ABCD)
+    assert parsed.confidence == (pytest.approx(confidence) if confidence is not None else None)
+    assert parsed.confidence_note == note
+
+
+def test_label_list_ranges_and_only() -> None:
+    assert label_list("A-C", ABCD, lenient=False) == ("A", "B", "C")
+    assert label_list("B only", ABCD, lenient=True) == ("B",)
+    assert label_list("D to B", ABCD, lenient=True) is None

@@ -80,7 +80,10 @@ ANSWER_MARKER_RE = re.compile(
     r"\bfinal[ \t]+(?:numerical[ \t]+)?answer[ \t]*(?:\*+[ \t]*)?"
     r"(?:is\b[ \t]*[:：]?|[:：=]|(?=\r?\n)|\Z)"
     r"|\bthe[ \t]+(?:(?:correct|final)[ \t]+)?answer[ \t]+is\b[ \t]*[:：]?"
-    r"|\banswer[ \t]*(?:\*+[ \t]*)?[:：]",
+    r"|\banswer[ \t]*(?:\*+[ \t]*)?[:：]"
+    # "**Final speed:**", "Final result:": a final quantity named by its label (issue 28)
+    r"|\bfinal[ \t]+(?!answer\b)[a-z][a-z-]{1,24}(?:[ \t]+[a-z][a-z-]{1,24})?"
+    r"[ \t]*(?:\*+[ \t]*)?[:：]",
     re.I,
 )
 _LEAD_STRIP = " \t*:：#"
@@ -90,16 +93,16 @@ _TRAIL_STRIP = " \t*"
 def last_answer_marker(text: str) -> re.Match[str] | None:
     """The last answer marker in ``text`` (see ``ANSWER_MARKER_RE``).
 
-    Every marker holds the word "answer" and lies within one line, and a line's markers do
-    not depend on the lines before it: only the lines holding "answer" are searched, the
-    last first, instead of the whole response."""
+    Every marker holds the word "answer" or "final" and lies within one line, and a line's
+    markers do not depend on the lines before it: only the lines holding those words are
+    searched, the last first, instead of the whole response."""
     low = text.lower()
     if len(low) != len(text):  # a letter whose lower case is longer: positions would shift
         return _last_match(text, 0, len(text))
     if "ſ" in low:  # IGNORECASE matches the long s to "s"
         low = low.replace("ſ", "s")
     end = len(text)
-    while (k := low.rfind("answer", 0, end)) >= 0:
+    while (k := max(low.rfind("answer", 0, end), low.rfind("final", 0, end))) >= 0:
         line_start = text.rfind("\n", 0, k) + 1
         nl = text.find("\n", k)
         # the newline stays in view: the marker's lookahead for a line end reads it
@@ -386,7 +389,11 @@ def _without_fences(text: str) -> str:
 
 
 def structured_answers(
-    response: str, langs: tuple[str, ...], scope: Scope, *, only: bool = False,
+    response: str,
+    langs: tuple[str, ...],
+    scope: Scope,
+    *,
+    only: bool = False,
     openers: str = "",
 ) -> tuple[list[tuple[str, str]], int]:
     """The texts a structured-format constraint may be met by, each with words for reasons,

@@ -322,7 +322,12 @@ def _bare_in_structured_answer(response: str) -> str:
         return ""
     if sum(1 for q in found if q.units) < 2:
         return ""
-    return next((q.number for q in found if not q.units), "")
+    # a zero needs no unit ("a = 0" in a list of accelerations)
+    return next((q.number for q in found if not q.units and not _is_zero(q.number)), "")
+
+
+def _is_zero(number: str) -> bool:
+    return number.strip().lstrip("+-−").replace(".", "").replace(",", "").strip("0") == ""
 
 
 def _show_quantity(q: Quantity) -> str:
