@@ -20,7 +20,7 @@ are also printed for the rule-decided constraints alone.
 
     python benchmarks/realistic_verdicts.py                 # everything
     python benchmarks/realistic_verdicts.py --errors dev    # also list the dev part's errors
-    python benchmarks/realistic_verdicts.py --errors heldout
+    python benchmarks/realistic_verdicts.py --only heldout2  # one part
 """
 
 from __future__ import annotations
@@ -42,6 +42,11 @@ from sci_tasks.metrics.spm_parse import parse_response
 from sci_tasks.metrics.verify_parse import parse_verification
 
 CORPUS = Path(__file__).resolve().parent / "realistic"
+SCIMIF_PARTS = (
+    ("dev", "development part"),
+    ("heldout1", "first held-out third (read at the end of round one, then developed on)"),
+    ("heldout2", "second held-out set (fresh questions, read once at the end)"),
+)
 UNSCORED = "unscored"
 
 
@@ -193,10 +198,9 @@ def scigen_corpus(split: str | None = None) -> tuple[int, int, list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--errors", choices=("dev", "heldout"), action="append", default=[])
-    parser.add_argument(
-        "--only", choices=("dev", "heldout"), help="one part's tables (the other is not shown)"
-    )
+    parts = ("dev", "heldout1", "heldout2")
+    parser.add_argument("--errors", choices=parts, action="append", default=[])
+    parser.add_argument("--only", choices=parts, help="one part's tables (the others not shown)")
     parser.add_argument("--judge-url", help="OpenAI-compatible base URL of a judge")
     parser.add_argument("--judge-model")
     parser.add_argument("--judge-key-env", default="OPENAI_API_KEY")
@@ -217,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         f"SciMIF corpus: {len(replies)} replies, {len(items)} labelled verdicts, "
         f"{len(per_constraint)} constraints (fewest verdicts: {min(per_constraint.values())})"
     )
-    for split, title in (("dev", "development part"), ("heldout", "held-out third")):
+    for split, title in SCIMIF_PARTS:
         if args.only and split != args.only:
             continue
         part = [i for i in items if i.split == split]
@@ -230,8 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     for split in args.errors:
         errors(items, split)
 
-    parts = [args.only] if args.only else ["dev", "heldout", None]
-    for split in parts:
+    splits = [args.only] if args.only in ("dev", "heldout") else ["dev", "heldout", None]
+    for split in splits:
         title = {"dev": "development part", "heldout": "held-out third", None: "all"}[split]
         n, labels_ok, both_ok, spm_wrong = spm_corpus(split)
         print(
