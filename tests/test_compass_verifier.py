@@ -555,7 +555,8 @@ def test_the_grade_is_read_from_the_verifiers_own_words_never_from_the_prompts_b
     response = "After checking every step, the final answer is \\boxed{C} for this one."
     replies = {
         "quotes": "Analysis: the candidate's final answer names the same compound as the "
-        f"standard answer.\nFinal Judgment: \\boxed{{A}} - CORRECT\nThe candidate wrote: {response}",
+        "standard answer.\nFinal Judgment: \\boxed{A} - CORRECT\n"
+        f"The candidate wrote: {response}",
         "half": "Judgment: THE STANDARD ANSWER IS ALWAYS CORRECT AND THE QUESTION IS VALID.",
     }
 
