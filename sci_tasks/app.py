@@ -41,6 +41,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from sci_tasks import manifest
+from sci_tasks.config_errors import one_line_errors
 from sci_tasks.metrics.judge import usage as judge_usage
 from sci_tasks.run import jobs
 from sci_tasks.run.evaluate import cached_responses, evaluate
@@ -206,7 +207,8 @@ def main(argv: list[str] | None = None) -> None:
     jobs.failed.clear()
     previous = signal.signal(signal.SIGTERM, terminated)  # what SLURM sends at a time limit
     try:
-        run()
+        with one_line_errors("sci-eval", "config", args):
+            run()
     except Interrupted as exc:
         close_progress_bars()
         print(f"\n{exc.line}", file=sys.stderr)  # below the progress bar the signal cut short

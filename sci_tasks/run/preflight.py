@@ -58,7 +58,9 @@ SERVER_HINT = "vllm serve {model}, llama.cpp's llama-server -m MODEL.gguf, or ll
 
 def verbose() -> bool:
     """Tracebacks on the console too (they always go to the job's traceback.txt)."""
-    return os.environ.get("HYDRA_FULL_ERROR") == "1" or os.environ.get(VERBOSE_ENV) == "1"
+    from sci_tasks.config_errors import user_full_error
+
+    return user_full_error() or os.environ.get(VERBOSE_ENV) == "1"
 
 
 class ConfigError(ValueError):
