@@ -18,6 +18,15 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 
+def _quiet() -> None:
+    from sci_tasks import quiet
+
+    quiet.install()  # lm-eval's and httpx's noise, filtered at their loggers (quiet.py)
+
+
+_quiet()
+
+
 def include_path() -> str:
     """The folder holding every sci-tasks task YAML (pass it to lm-eval's ``--include_path``):
     the folder of ``sci_tasks.tasks``, the package the ``lm_eval.tasks`` entry point names."""
