@@ -59,6 +59,7 @@ from sci_tasks.run.preflight import (
     ConfigError,
     ServerUnreachable,
     check_correctness_judge,
+    check_data_locations,
     check_limit,
     check_servers,
     config_file,
@@ -88,6 +89,8 @@ def run(cfg: DictConfig) -> None:
     sweep = hydra_cfg.mode == RunMode.MULTIRUN
     try:
         check_limit({"limit": cfg.get("limit")})  # before resolving (a GGUF conversion)
+        if not sweep:  # a sweep job records a bad location in its manifest (preflight)
+            check_data_locations(cfg)  # where the data is: before resolving too
         config = resolved_config(cfg, choices)
     except ConfigError as exc:  # nothing written yet: no folder to record it in
         if verbose():

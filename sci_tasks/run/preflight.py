@@ -205,6 +205,22 @@ def data_locations(names: list[str], metadata: dict[str, Any]) -> list[Any]:
     return [locate(name, metadata) for name in sorted(selected)]
 
 
+def check_data_locations(cfg: DictConfig) -> None:
+    """Each selected benchmark's data location exists (a folder, or a hub id whose hub is
+    reachable), checked from the ``tasks`` and ``data`` nodes alone: before the rest of the
+    config is resolved, whose model path may convert a GGUF model (26 s on a first run). A
+    bad location is a ConfigError naming it; what is inside is read by ``preflight``."""
+    from sci_tasks.data.locate import DataError
+
+    try:
+        names = [str(t) for t in cfg.tasks.names]
+        check_hub(data_locations(names, run_metadata(cfg)))
+    except DataError as exc:
+        raise ConfigError(manifest.one_line(exc)) from None  # as preflight's errors read
+    except ServerUnreachable as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def check_hub(locations: list[Any]) -> None:
     """A data location that is a hub id needs the Hugging Face Hub: one connection to it
     before the data is fetched (``datasets`` and ``huggingface_hub`` retry an unreachable
