@@ -130,6 +130,7 @@ def run(cfg: DictConfig) -> None:
         record("running")
     checked = None
     started = False
+    before: int | None = None  # the model's cached responses when this run began
     try:
         checked = preflight(cfg, config, choices)  # before any model is loaded
         print(header(config, checked, folder), flush=True)
@@ -139,6 +140,7 @@ def run(cfg: DictConfig) -> None:
             write_snapshot(cfg, hydra_cfg, folder)
             record("running")
         started = True
+        before = cached_responses(cfg)
         results = evaluate(cfg, folder, checked)
     except (KeyboardInterrupt, Exception) as exc:
         signal_name = interrupting_signal(exc)
@@ -149,7 +151,7 @@ def run(cfg: DictConfig) -> None:
             else:
                 remove_if_unused(folder)
             report_outcome(folder, "interrupted", f"by {signal_name}")
-            line = interrupted_line(signal_name, folder, kept, started or sweep)
+            line = interrupted_line(signal_name, folder, kept, started or sweep, before)
             raise Interrupted(line) from None
         # one job's failure is recorded, never lost in a sweep
         error = explain(exc, config)
