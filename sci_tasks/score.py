@@ -413,7 +413,10 @@ def main(argv: list[str] | None = None) -> None:
                 "--log_samples, e.g. by sci-eval or lm_eval --output_path)"
             )
     sys.argv = [sys.argv[0], *args]
-    rescore()
+    from sci_tasks.config_errors import one_line_errors
+
+    with one_line_errors("sci-score", "score", args):
+        rescore()
 
 
 if __name__ == "__main__":

@@ -63,6 +63,7 @@ class Run:
     samples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # task -> records
     problems: list[str] = field(default_factory=list)
     judge: str | None = None  # the manifest's judge.name ("none": no judge); None: no manifest
+    limit: Any = None  # lm-eval's ``limit`` of the run (its results file's config): not full
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -96,6 +97,10 @@ def read_run(root: Path, folder: Path) -> Run:
         run.model = str(data.get("model_name") or _model_of(data) or run.model)
         run.results.update(data.get("results") or {})
         run.n_samples.update(data.get("n-samples") or {})
+        limit = (data.get("config") or {}).get("limit")
+        if isinstance(limit, (int, float)) and not isinstance(limit, bool):
+            # lm-eval writes a count as a float (2.0): shown as the user gave it
+            run.limit = int(limit) if float(limit).is_integer() else limit
     config = _manifest_config(root, folder, run)
     model = config.get("model")
     # sci-eval's model.name, not the weights' path lm-eval logs
@@ -153,6 +158,50 @@ def _unique_labels(runs: list[Run]) -> None:
             o is not r and o.model == r.model and set(o.samples) & set(r.samples) for o in runs
         )
         r.label = f"{r.model} ({r.label})" if clash else r.model
+
+
+# --- what the numbers are --------------------------------------------------------------------
+
+
+def is_bundled(run: Run, task: str) -> bool:
+    """The task ran on the bundled samples: its ``bundled_samples`` metric, or its logged
+    documents' ``data_source``."""
+    if (run.results.get(task) or {}).get("bundled_samples,none") == 1.0:
+        return True
+    return any(
+        str((r.get("doc") or {}).get("data_source", "")).startswith("bundled")
+        for r in run.samples.get(task) or []
+    )
+
+
+def caveats(run: Run, task: str) -> list[str]:
+    """What a task's numbers in ``run`` are not: benchmark data, or the whole task."""
+    out = []
+    if is_bundled(run, task):
+        out.append("bundled samples: not benchmark numbers")
+    if run.limit is not None:
+        n = run.n_samples.get(task) or {}
+        of = ""
+        if isinstance(n, dict) and n.get("original"):
+            shown = n.get("effective", len(run.samples.get(task) or []))
+            of = f" ({shown} of {n['original']} samples)"
+        out.append(f"limit={run.limit}{of}: NOT a full run")
+    return out
+
+
+def run_caveats(runs: Sequence[Run]) -> list[str]:
+    """The page header's lines: per run, the tasks on bundled samples and its limit."""
+    out = []
+    for run in runs:
+        bundled = [t for t in sorted(run.samples) if is_bundled(run, t)]
+        said = []
+        if bundled:
+            said.append(f"bundled samples ({', '.join(bundled)}): not benchmark numbers")
+        if run.limit is not None:
+            said.append(f"limit={run.limit}: NOT a full run")
+        if said:
+            out.append(f"{run.label}: {'; '.join(said)}")
+    return out
 
 
 # --- one sample as the page shows it ----------------------------------------------------------
@@ -504,11 +553,12 @@ def build_page(root: Path, runs: Sequence[Run], iters: int = stats.ITERS) -> str
                 if isinstance(n, dict) and n.get("original"):
                     count += f" of {n['original']}"
                 cells = {name: (text, how) for name, text, how in summary_rows(run, task, iters)}
-                rows.append({"run": run.label, "n": count, "cells": cells})
+                said = "; ".join(caveats(run, task))
+                rows.append({"run": run.label, "n": count, "cells": cells, "caveats": said})
         columns = list(dict.fromkeys(name for row in rows for name in row["cells"]))
         summaries.append(
             {"task": task, "alias": _alias(runs, task), "columns": columns, "rows": rows,
-             "unpaired": unpaired.get(task, [])}
+             "unpaired": unpaired.get(task, []), "caveats": any(r["caveats"] for r in rows)}
         )  # fmt: skip
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["csp_hash"] = csp_hash
@@ -517,6 +567,7 @@ def build_page(root: Path, runs: Sequence[Run], iters: int = stats.ITERS) -> str
         title=f"sci-view: {root.name}",
         root=str(root),
         runs=runs,
+        caveats=run_caveats(runs),
         summaries=summaries,
         problems=problems,
         iters=iters,

@@ -36,6 +36,7 @@ from sci_tasks.report.scimif import correctness_table, read_samples
 from .commands import run_ok
 from .helpers import console_script, judge_settings
 from .misbehaving import Reply, completion, refused_url, scripted_server
+from .servers import KATAN_KEY, katan
 
 # --- 1. the prompt, compared with the source ------------------------------------------------
 
@@ -512,3 +513,67 @@ def test_sci_eval_refuses_a_correctness_judge_it_cannot_use_before_the_model(
     assert out.returncode != 0
     assert said in out.stderr, out.stderr[-2000:]
     assert len(out.stderr.strip().splitlines()) == 1, out.stderr[-2000:]
+
+
+# --- 7. an echo is never graded (issue 31) ---------------------------------------------------
+
+
+def test_an_echo_server_as_the_verifier_leaves_correct_unscored_as_echoed(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """llm-katan's echo backend answers with the prompt it got. Read as the authors' script
+    reads it, the echo's last standalone letter (from the prompt's own "A: CORRECT ..."
+    lines or the graded response) was a grade; here nothing is read from an echo."""
+    data = scimif_records(tmp_path / "scimif")
+    with scripted_server(model_reply) as model, katan(tmp_path, model="echo-verifier") as echo:
+        out = run_ok(
+            "sci-eval", "model=local_api", "model.args.model=model-under-test",
+            f"model.args.base_url={model.chat_url}", "tasks=scimif_chem",
+            f"data.SCIMIF_DATA_DIR={data}", "hydra.run.dir=eval", "use_cache=false",
+            "correctness_judge=compass_verifier", "correctness_judge.model=echo-verifier",
+            f"correctness_judge.base_url={echo.base_url}", "correctness_judge.max_attempts=2",
+            "correctness_judge.api_key_env=SCI_TASKS_TEST_JUDGE_KEY",
+            f"correctness_judge.cache_dir={tmp_path / 'cv-echo'}",
+            cwd=tmp_path, env={**env, "SCI_TASKS_TEST_JUDGE_KEY": KATAN_KEY},
+        )  # fmt: skip
+        assert echo.requests_received() == 2 * len(RECORDS)  # each asked max_attempts times
+    assert "  correct: compass_verifier (echo-verifier at" in out.stdout
+    for sample in logged(tmp_path / "eval"):
+        graded = sample["record"]["correctness"]
+        assert (graded["score"], graded["grade"]) == (None, None), graded
+        assert graded["reason"].startswith("echoed the prompt (")
+        assert graded["reason"].endswith("characters repeat it) (after 2 attempts)")
+        assert sample["correct"] is None
+    assert results_of(tmp_path / "eval")["correct,none"] is None  # no sample graded
+
+
+def test_the_grade_is_read_from_the_verifiers_own_words_never_from_the_prompts_blocks(
+    tmp_path: Path,
+) -> None:
+    """A chain-of-thought reply that quotes the graded response (with its own \\boxed{C})
+    after its verdict: the verdict is the verifier's \\boxed{A}, not the quoted box."""
+    response = "After checking every step, the final answer is \\boxed{C} for this one."
+    replies = {
+        "quotes": "Analysis: the candidate's final answer names the same compound as the "
+        "standard answer.\nFinal Judgment: \\boxed{A} - CORRECT\n"
+        f"The candidate wrote: {response}",
+        "half": "Judgment: THE STANDARD ANSWER IS ALWAYS CORRECT AND THE QUESTION IS VALID.",
+    }
+
+    def answer(payload: dict[str, Any]) -> Reply:
+        return 200, "application/json", completion(replies[gold_of(payload)], payload["model"])
+
+    with scripted_server(answer) as server:
+        config = JudgeConfig.from_mapping(judge_settings("v", server.base_url, tmp_path))
+        client = JudgeClient(config)
+        quoted = grade_correctness(
+            {"edit_question": "Q?", "answer": "quotes"}, response, client, "compass_verifier"
+        )
+        assert (quoted["grade"], quoted["score"]) == ("A", 1.0)
+        assert quoted["reason"].startswith("read as \\boxed{A}")
+        # mostly the prompt's own criterion ("... ALWAYS CORRECT ..."): an echo, no keyword
+        half = grade_correctness(
+            {"edit_question": "Q?", "answer": "half"}, response, client, "compass_verifier"
+        )
+        assert (half["score"], half["grade"]) == (None, None)
+        assert half["reason"].startswith("echoed the prompt (")

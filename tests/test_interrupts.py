@@ -54,23 +54,32 @@ def test_sigint_midway_keeps_the_responses_and_a_rerun_generates_only_the_rest(
         f"model.args.pretrained={converted_smollm2}", "tasks=scimif_chem", f"limit={samples}",
         "model.batch_size=1", "model.gen_kwargs.max_gen_toks=24", "hydra.run.dir=run",
     ]  # fmt: skip
+    # an earlier run left one response of this model in the cache (the first document's)
+    first = [*args[:2], "limit=1", *args[3:-1], "hydra.run.dir=earlier"]
+    earlier = subprocess.run(
+        [console_script("sci-eval"), *first], cwd=tmp_path, env=env, text=True,
+        capture_output=True, timeout=600,
+    )  # fmt: skip
+    assert earlier.returncode == 0 and cached(cache) == 1, earlier.stderr[-2000:]
     proc = start(args, tmp_path, env)
     deadline = time.monotonic() + 300
-    while cached(cache) < 1 and proc.poll() is None and time.monotonic() < deadline:
+    while cached(cache) < 2 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
     assert proc.poll() is None, "the run ended before its first response was cached"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     kept = cached(cache)
     assert proc.returncode == 130, err[-2000:]
-    assert 1 <= kept < samples
+    assert 2 <= kept < samples
     # one line after the progress bars: no traceback
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     last = err.strip().split("\n")[-1]  # tqdm's bars end in \r, never \n
     assert last.startswith(
         f"sci-eval: interrupted by SIGINT (manifest: interrupted, {tmp_path / 'run'}"
     ), err[-1000:]
-    assert re.search(rf"; {kept} response\(s\) of this model kept", last), err[-1000:]
+    # what this run kept, not the model's whole cache (issue 31)
+    said = rf"; {kept - 1} response\(s\) of this run kept in the response cache \({kept} for "
+    assert re.search(said + "this model in all", last), err[-1000:]
     recorded = manifest.read(tmp_path / "run")
     assert recorded["status"] == "interrupted" and recorded["error"] == "interrupted by SIGINT"
     assert not list((tmp_path / "run").rglob("results_*.json"))

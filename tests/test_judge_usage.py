@@ -110,6 +110,16 @@ def usage_of(manifest: Path) -> dict[str, dict[str, Any]]:
     return json.loads(manifest.read_text())["usage"]["judge"]
 
 
+def assert_quiet(output: str, kept: str = "") -> None:
+    """No line of the noise sci_tasks.quiet filters (issue 31): lm-eval's warning about our
+    tasks' kwargs and its do_sample advice, httpx's line per request; ``kept``, another
+    line of the same lm-eval logger, is still there."""
+    assert "Custom kwargs can be passed" not in output
+    assert "Ensure 'do_sample=True'" not in output
+    assert "HTTP Request:" not in output
+    assert kept in output
+
+
 def summed(usage: dict[str, dict[str, Any]], key: str) -> int:
     return sum(role[key] for role in usage.values())
 
@@ -129,9 +139,11 @@ def test_sci_eval_manifest_holds_the_calls_and_tokens_the_judge_server_counted(
                 "judge.structured_output=tool", "judge.concurrency=8",
                 f"judge.cache_dir={tmp_path / 'judge-cache'}",
                 cwd=tmp_path, env=env,
-            ).stdout  # fmt: skip
+            )  # fmt: skip
 
-        printed = sci_eval("first")
+        done = sci_eval("first")
+        printed = done.stdout
+        assert_quiet(done.stdout + done.stderr, "Building contexts for scimif_chem")
         counted = judge.stats()
         usage = usage_of(tmp_path / "first" / "manifest.json")
         # per role: the constraint questions and the correctness questions, once each
@@ -208,7 +220,7 @@ def test_sci_score_manifest_counts_each_role_as_its_server_did(
         scripted_server(verifier(cv)) as correctness,
     ):
         meta = {"SCIMIF_DATA_DIR": str(data)}
-        run_ok(
+        generated = run_ok(
             "lm_eval", "--model", "local-chat-completions",
             "--model_args", f"model=m,base_url={model.chat_url},num_concurrent=1,max_retries=1,"
             "tokenized_requests=False,max_images=2",
@@ -217,7 +229,8 @@ def test_sci_score_manifest_counts_each_role_as_its_server_did(
             "--metadata", json.dumps(meta), "--predict_only", cwd=tmp_path, env=env,
         )  # fmt: skip
         assert judge.stats()["requests"] == 0 and cv.requests == 0  # generate now, judge later
-        printed = run_ok(
+        assert_quiet(generated.stdout + generated.stderr, "Building contexts for scimif_chem")
+        scored = run_ok(
             "sci-score", f"run_dir={tmp_path / 'run'}", "judge=local_api",
             f"judge.model={judge.model}", f"judge.base_url={judge.base_url}",
             "judge.structured_output=tool", "judge.concurrency=8",
@@ -227,7 +240,9 @@ def test_sci_score_manifest_counts_each_role_as_its_server_did(
             "correctness_judge.max_attempts=3", "correctness_judge.backoff_initial=0.01",
             f"correctness_judge.cache_dir={tmp_path / 'c2'}",
             cwd=tmp_path, env=env,
-        ).stdout  # fmt: skip
+        )  # fmt: skip
+    printed = scored.stdout
+    assert_quiet(scored.stdout + scored.stderr)
     (manifest,) = (tmp_path / "run" / "scores").glob("*/manifest.json")
     assert manifest.parent.name == "echo-model+cv"
     recorded = json.loads(manifest.read_text())

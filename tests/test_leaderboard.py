@@ -488,3 +488,61 @@ def test_a_broken_group_yaml_is_one_line_naming_it(
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("sci-leaderboard: error: group 'quiz': ")
     assert str(tmp_path / "quiz_tasks" / "quiz.yaml") in line and "scale" in line
+
+
+# --- any folder holding lm-eval results (issue 31) -----------------------------------------
+
+
+def test_a_leaderboard_over_two_stock_lm_eval_output_folders(tmp_path: Path) -> None:
+    """Two stock ``lm_eval --output_path`` folders (model-a on both disciplines, model-b on
+    chemistry with --limit 2), bundled samples, under one folder: a row per model, each value
+    its results file's, each row flagged with what its numbers are not."""
+    root = tmp_path / "lm-eval-outputs"
+    env = sweep_env(tmp_path, {})
+    with katan(tmp_path, model="model-a") as a, katan(tmp_path, model="model-b") as b:
+        for server, folder, tasks, limit in (
+            (a, "first", "scimif_chem,scimif_bio", []),
+            (b, "second", "scimif_chem", ["--limit", "2"]),
+        ):
+            done = subprocess.run(
+                [
+                    console_script("lm_eval"), "--model", "local-chat-completions",
+                    "--model_args", f"model={server.model},base_url={server.chat_url},"
+                    "num_concurrent=2,max_retries=1,tokenized_requests=False",
+                    "--apply_chat_template", "--tasks", tasks, "--include_path",
+                    leaderboard_include_path(), "--log_samples", "--output_path",
+                    str(root / folder), *limit,
+                ],
+                capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stderr[-3000:]
+    out = subprocess.run(
+        [console_script("sci-leaderboard"), str(root)],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout + out.stderr
+    rows = {r["model"]: r for r in read_csv(root / "leaderboard" / "leaderboard.csv")}
+    assert sorted(rows) == list(MODELS)
+    for model, folder in zip(MODELS, ("first", "second"), strict=True):
+        (path,) = (root / folder / model).glob("results_*.json")
+        results = json.loads(path.read_text(encoding="utf-8"))["results"]
+        assert same(rows[model]["SciMIF chemistry ISR"], results["scimif_chem"]["isr,none"])
+        assert rows[model]["bundled sample data"] == "SciMIF"
+        assert rows[model]["jobs"] == f"{folder}/{model}/{path.name}"
+    assert same(rows["model-a"]["SciMIF biology ISR"], json.loads(
+        next((root / "first" / "model-a").glob("results_*.json")).read_text()
+    )["results"]["scimif_bio"]["isr,none"])  # fmt: skip
+    assert rows["model-b"]["SciMIF biology ISR"] == ""  # not run: n/a, never 0
+    assert (rows["model-a"]["limit"], rows["model-b"]["limit"]) == ("", "limit=2")
+    markdown = (root / "leaderboard" / "leaderboard.md").read_text(encoding="utf-8")
+    assert "| model-a [bundled samples] |" in markdown
+    assert "| model-b [bundled samples; limit=2] |" in markdown
+    assert "**Limit runs** (a `limit` of samples per task; marked `[limit=N]`): model-b " in (
+        markdown
+    )
+
+
+def leaderboard_include_path() -> str:
+    import sci_tasks
+
+    return sci_tasks.include_path()

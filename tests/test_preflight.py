@@ -3,13 +3,19 @@ ask (key, server) before lm-eval starts, in one line, as sci-eval does."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
+import sci_tasks
 from sci_tasks.cli import UsageError, preflight
 from sci_tasks.run.preflight import limit_problem
 
+from .helpers import console_script, loopback_env
 from .misbehaving import refused_url
 
 RUN = ["run", "--model", "hf", "--model_args", "pretrained=x", "--tasks", "scimif_chem"]
@@ -59,3 +65,70 @@ def test_sci_lm_eval_refuses_a_bad_limit_and_an_unusable_judge_in_one_line(
         preflight(RUN)
     preflight([*RUN, "--predict_only"])  # nothing is scored: the judge is never asked
     preflight(["ls", "tasks"])
+
+
+# --- sci-lm-eval gets sci-eval's pre-flight (issue 31) --------------------------------------
+
+
+def sci_lm_eval_fails(tmp_path: Path, *args: str, **env: str) -> str:
+    """sci-lm-eval's whole output (stdout and stderr); it must exit non-zero, before lm-eval
+    built a model or wrote anything."""
+    out = subprocess.run(
+        [console_script("sci-lm-eval"), *args, "--output_path", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=loopback_env(tmp_path, **env),
+        timeout=300,
+    )
+    assert out.returncode != 0, out.stdout + out.stderr
+    assert not (tmp_path / "out").exists()
+    return (out.stdout + out.stderr).strip()
+
+
+MODEL = ["--model", "hf", "--model_args", "pretrained=never-loaded"]
+
+
+def test_sci_lm_eval_a_task_typo_is_one_line_with_the_closest_names(tmp_path: Path) -> None:
+    assert sci_lm_eval_fails(tmp_path, "run", *MODEL, "--tasks", "scimif_chm,arc_easy") == (
+        "sci-lm-eval: --tasks: no such task: scimif_chm (did you mean scimif_chem or "
+        "scimif_phy or scimif_mat?) (sci-lm-eval ls tasks lists them all)"
+    )
+
+
+def test_sci_lm_eval_bad_data_is_one_line_naming_file_and_line(tmp_path: Path) -> None:
+    data = tmp_path / "scimif"
+    shutil.copytree(Path(sci_tasks.__file__).parent / "samples" / "scimif", data)
+    lines = (data / "chemistry.jsonl").read_text().splitlines()
+    lines[2] = '{"id": 7, "task": '
+    (data / "chemistry.jsonl").write_text("\n".join(lines) + "\n")
+    meta = json.dumps({"SCIMIF_DATA_DIR": str(data)})
+    # the legacy form (no subcommand) is lm-eval's run too
+    assert sci_lm_eval_fails(tmp_path, *MODEL, "--tasks", "scimif_chem", "--metadata", meta) == (
+        f"sci-lm-eval: --tasks scimif_chem: DataError: {data}/chemistry.jsonl:3: invalid JSON: "
+        "Expecting value (column 19)"
+    )
+
+
+def test_sci_lm_eval_a_backend_without_its_extra_is_one_line(tmp_path: Path) -> None:
+    assert importlib.util.find_spec("vllm") is None  # a GPU extra, not installed with [dev]
+    out = sci_lm_eval_fails(
+        tmp_path, "run", "--model", "vllm", "--model_args", "pretrained=x", "--tasks", "scimif_chem"
+    )
+    assert out == (
+        "sci-lm-eval: --model vllm needs the package vllm: pip install 'sci-tasks[vllm]' on a "
+        "GPU machine, or choose another backend"
+    )
+
+
+def test_sci_lm_eval_an_unreachable_hub_is_one_line(tmp_path: Path) -> None:
+    hub = refused_url().removesuffix("/v1")
+    meta = json.dumps({"SCIMIF_DATA_DIR": "nobody/no-such-data"})
+    out = sci_lm_eval_fails(
+        tmp_path, "run", *MODEL, "--tasks", "scimif_chem", "--metadata", meta, HF_ENDPOINT=hub,
+        HF_HUB_OFFLINE="0", HF_DATASETS_OFFLINE="0",
+    )  # fmt: skip
+    assert out == (
+        f"sci-lm-eval: cannot reach the Hugging Face Hub at {hub} (connection refused): check "
+        "the network, or set SCIMIF_DATA_DIR (run settings) to a local folder"
+    )

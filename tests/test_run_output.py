@@ -439,3 +439,18 @@ def test_a_failing_stderr_computation_keeps_the_results(caplog: pytest.LogCaptur
         assert fill_stderrs(results, {}, {"g": Broken()}) is False
     assert group == {"alias": "G", "em,none": 0.5, "em_stderr,none": "N/A"}
     assert "the bootstrap ± was not computed (ValueError: no sizes)" in caplog.text
+
+
+def test_a_missing_data_folder_is_said_before_the_model_is_converted(tmp_path: Path) -> None:
+    """A first-ever run (an empty cache) of the embedded default with a wrong data folder:
+    the one line comes before the GGUF conversion (issue 31), which would write the
+    converted model into the cache's models/ folder."""
+    missing = tmp_path / "no-such-folder"
+    out = sci_eval(tmp_path, "tasks=scimif_chem", f"data.SCIMIF_DATA_DIR={missing}")
+    assert out.returncode == 1
+    assert out.stderr.strip() == (
+        f"sci-eval: DataError: SCIMIF_DATA_DIR (run settings) is {str(missing)!r}: neither "
+        "an existing folder nor a hub dataset id"
+    )
+    assert not (tmp_path / "cache" / "models").exists()  # nothing converted
+    assert not (tmp_path / "sci-eval-runs").exists()

@@ -642,3 +642,34 @@ def test_runs_sharing_no_document_are_said_to(tmp_path: Path) -> None:
     }
     page = view.build_page(tmp_path, runs, iters=10)
     assert page.count('<p class="note unpaired">') == 2
+
+
+def test_the_page_says_which_numbers_are_bundled_samples_and_limit_runs(
+    run_dir: Path, tmp_path: Path
+) -> None:
+    """The fixture's runs: lm_eval --limit 2, SPM-Bench and SciGen-Verify on the bundled
+    samples, SciMIF on a data folder (issue 31): the header and each task's summary say so."""
+    runs = view.find_runs(run_dir)
+    page = view.build_page(run_dir, runs, iters=50)
+    bundled = "scigen_verify_instruction_following, spm_bench_stm"
+    for model in MODELS:
+        line = (
+            f'<div class="caveat">{model}: bundled samples ({bundled}): not benchmark numbers; '
+            f"limit={LIMIT}: NOT a full run</div>"
+        )
+        assert line in page
+    run = runs[0]
+    n = {t: run.n_samples[t]["original"] for t in TASKS}
+    assert view.caveats(run, "scimif_geo") == [
+        f"limit=2 ({LIMIT} of {n['scimif_geo']} samples): NOT a full run"
+    ]
+    for task in TASKS[1:]:
+        assert view.caveats(run, task) == [
+            "bundled samples: not benchmark numbers",
+            f"limit=2 ({LIMIT} of {n[task]} samples): NOT a full run",
+        ]
+        said = "; ".join(view.caveats(run, task))
+        assert page.count(f'<td class="caveat">{said}</td>') == len(MODELS)
+    # a full run on its own data says nothing of the kind
+    full = view.Run(run.folder, "full", "full", samples={"scimif_geo": run.samples["scimif_geo"]})
+    assert view.caveats(full, "scimif_geo") == [] and view.run_caveats([full]) == []

@@ -8,7 +8,9 @@ What it guarantees (spec ``judges.md``):
   JSON object valid against the schema; anything else is retried, then unscored. A judge
   with a documented free-text protocol (CompassVerifier's ``\\boxed{A}``) is asked with no
   schema, tools or ``response_format`` at all, and its reply is read by the request's own
-  reader (``JudgeRequest.read_reply``), retried and unscored the same way;
+  reader (``JudgeRequest.read_reply``) from the judge's own words only: what the reply
+  repeats of the prompt is removed first, and a reply that mostly repeats it is unscored as
+  ``echoed the prompt`` (``protocol.own_words``), retried and unscored the same way;
 * a disk cache of the server's raw replies, keyed by judge model + full prompt + image
   hashes + decoding settings + schema + attempt number: re-scoring the same outputs makes
   zero calls and reaches the same verdicts;
@@ -52,11 +54,13 @@ from tenacity import (
 from sci_tasks.metrics.judge import usage
 from sci_tasks.metrics.judge.config import JudgeConfig, default_cache_dir
 from sci_tasks.metrics.judge.protocol import (
+    EchoedPrompt,
     JudgeReply,
     JudgeRequest,
     MalformedReply,
     ReplyError,
     chat_messages,
+    own_words,
     parse_strict,
     reply_content,
     reported_tokens,
@@ -228,7 +232,7 @@ class JudgeClient:
                 return JudgeReply(None, str(exc), cfg.model, request.prompt_version, attempt)
             self._store(key, content)
         if request.read_reply is not None:
-            data = request.read_reply(content)
+            data = request.read_reply(own_words(content, request.prompt))
         else:
             assert request.schema is not None
             data = parse_strict(content, request.schema)
@@ -356,6 +360,8 @@ class JudgeClient:
 
 
 def _reason(exc: BaseException | None) -> str:
+    if isinstance(exc, EchoedPrompt):
+        return str(exc)
     if isinstance(exc, ReplyError):
         return f"unparseable reply: {exc}"
     if isinstance(exc, _Retryable):

@@ -16,6 +16,7 @@ from typing import Any
 
 import jsonschema
 
+from sci_tasks.metrics.constraints.text import strip_copied
 from sci_tasks.metrics.judge import usage
 from sci_tasks.text import safe_text, safe_value
 
@@ -90,6 +91,24 @@ def parse_strict(content: str | None, schema: Mapping[str, Any]) -> dict[str, An
         raise ReplyError(f"schema violation: {exc.message}") from None
     safe, _ = safe_value(data)  # a "\ud800" escape in the reply: its reason must be writable
     return dict(safe)
+
+
+class EchoedPrompt(ReplyError):
+    """A free-text reply that repeats the prompt: no grade is read out of it."""
+
+
+def own_words(content: str, prompt: str) -> str:
+    """A free-text reply without the text it repeats from the prompt (runs of six or more
+    words, ``constraints.text.strip_copied``, the rule that keeps an echoed question from
+    passing a constraint): a reader finds a grade only in the judge's own words, never in
+    the prompt's blocks (its instructions, the reference answer, the response graded).
+    Raises EchoedPrompt when at least half of the reply repeats the prompt: an echo is
+    unscored, whatever letter or word stands in the rest of it."""
+    own, copied = strip_copied(content, prompt)
+    total = len(content.strip())
+    if copied and 2 * copied >= total:
+        raise EchoedPrompt(f"echoed the prompt ({copied:,} of {total:,} characters repeat it)")
+    return own
 
 
 class MalformedReply(ValueError):

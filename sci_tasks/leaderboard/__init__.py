@@ -71,7 +71,12 @@ def main(argv: Iterable[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="sci-leaderboard", description=(__doc__ or "").splitlines()[0]
     )
-    parser.add_argument("sweep_dir", type=Path, help="a sweep folder (sci-eval-sweeps/<name>)")
+    parser.add_argument(
+        "sweep_dir",
+        type=Path,
+        help="a sweep folder (sci-eval-sweeps/<name>), a run, or any folder holding lm-eval "
+        "results (lm_eval --output_path folders)",
+    )
     parser.add_argument(
         "--out", type=Path, default=None, help=f"output folder (SWEEP_DIR/{OUT_NAME})"
     )
@@ -84,7 +89,11 @@ def main(argv: Iterable[str] | None = None) -> None:
     except (RuntimeError, ValueError) as exc:  # a plugin that cannot load, a bad group YAML
         parser.exit(2, f"sci-leaderboard: error: {exc}\n")
     if not board.jobs:
-        parser.exit(1, f"no sci-eval job folders (with {MANIFEST}) under {sweep_dir}\n")
+        parser.exit(
+            1,
+            f"no sci-eval job folders (with {MANIFEST}) or lm-eval results files "
+            f"(results_*.json) under {sweep_dir}\n",
+        )
     for path in write(board, (args.out or sweep_dir / OUT_NAME).resolve()):
         print(path)
     for job in board.jobs:

@@ -31,6 +31,7 @@ class Job:
     note: str = ""
     superseded: list[str] = field(default_factory=list)  # its tasks a newer job replaced
     config: dict[str, Any] = field(default_factory=dict)  # the manifest's (redacted) config
+    label: str = ""  # the job's name when its folder's is not enough (stock lm-eval runs)
 
     @property
     def tasks(self) -> list[str]:
@@ -38,7 +39,15 @@ class Job:
 
     @property
     def name(self) -> str:
-        return self.folder.name
+        return self.label or self.folder.name
+
+    @property
+    def limit(self) -> int | float | None:
+        """lm-eval's ``limit`` of the run (its results file's config): not a full run."""
+        limit = (self.results.get("config") or {}).get("limit")
+        if isinstance(limit, bool) or not isinstance(limit, (int, float)):
+            return None
+        return int(limit) if float(limit).is_integer() else limit  # lm-eval writes 2.0
 
     @property
     def usable(self) -> bool:
@@ -46,7 +55,9 @@ class Job:
 
 
 def find_jobs(sweep_dir: Path) -> list[Job]:
-    """Every job folder of ``sweep_dir`` (or ``sweep_dir`` itself if it is one run)."""
+    """Every job folder of ``sweep_dir`` (or ``sweep_dir`` itself if it is one run), and
+    every lm-eval results file outside them (stock ``lm_eval --output_path`` folders, with
+    one or more models, runs or sweeps under them)."""
     sweep_dir = Path(sweep_dir)
     if (sweep_dir / MANIFEST).is_file():
         folders = [sweep_dir]
@@ -58,7 +69,48 @@ def find_jobs(sweep_dir: Path) -> list[Job]:
             and p.name not in OUTPUT_FOLDERS
             and ((p / MANIFEST).exists() or (p / ".hydra").is_dir())
         ]
-    return [read_job(folder) for folder in folders]
+    return [read_job(folder) for folder in folders] + stock_jobs(sweep_dir)
+
+
+def stock_jobs(root: Path) -> list[Job]:
+    """A job per lm-eval results file under ``root`` that no sci-eval job folder holds
+    (stock ``lm_eval --output_path`` writes ``<model>/results_<time>.json``); its model is
+    lm-eval's ``model_name``, and a model's runs merge into one row as a sweep's jobs do."""
+    jobs = []
+    for path in sorted(root.rglob("results_*.json")):
+        parts = path.relative_to(root).parts[:-1]
+        if OUTPUT_FOLDERS & set(parts) or _in_sci_eval_job(root, path.parent):
+            continue
+        try:
+            results = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
+                raise ValueError("not an lm-eval results file")
+        except (OSError, ValueError) as exc:
+            label = path.relative_to(root).as_posix()
+            jobs.append(Job(path.parent, "unreadable results file", note=str(exc), label=label))
+            continue
+        model = str(results.get("model_name") or _model_arg(results) or path.parent.name)
+        job = Job(path.parent, "done", model, label=path.relative_to(root).as_posix())
+        job.results, job.results_file = results, path
+        job.stamp = path.stem.removeprefix("results_")
+        jobs.append(job)
+    return jobs
+
+
+def _in_sci_eval_job(root: Path, folder: Path) -> bool:
+    for parent in (folder, *folder.parents):
+        if (parent / MANIFEST).exists() or (parent / ".hydra").is_dir():
+            return True
+        if parent == root:
+            return False
+    return False
+
+
+def _model_arg(results: dict[str, Any]) -> str | None:
+    args = (results.get("config") or {}).get("model_args") or {}
+    if isinstance(args, dict):
+        return args.get("model") or args.get("pretrained")
+    return None
 
 
 def read_job(folder: Path) -> Job:

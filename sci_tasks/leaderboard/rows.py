@@ -138,6 +138,9 @@ def _model_row(
             if bench.title not in row.bundled:
                 row.bundled.append(bench.title)
     row.bundled.sort(key=titles.index)  # not by which job finished first
+    used = {e.job.name for e in entries.values()}
+    limits = {j.limit for j in row.jobs if j.name in used and j.limit is not None}
+    row.limits = [f"limit={limit}" for limit in sorted(limits)]
     return row
 
 

@@ -35,6 +35,14 @@ class ModelRow:
     values: dict[str, float] = field(default_factory=dict)  # column -> value (NaN = n/a)
     standard: dict[tuple[str, str], float] = field(default_factory=dict)  # (task, key)
     bundled: list[str] = field(default_factory=list)  # benchmark titles run on bundled data
+    limits: list[str] = field(default_factory=list)  # "limit=N" of its jobs run with one
+
+    @property
+    def flags(self) -> str:
+        """What its numbers are not (benchmark data, full tasks), for its model cell."""
+        said = (["bundled samples"] if self.bundled else []) + self.limits
+        return f" [{'; '.join(said)}]" if said else ""
+
     # column -> (task, logged sample) behind its value, and its bootstrap standard error
     samples: dict[str, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)
     stderr: dict[str, float] = field(default_factory=dict)

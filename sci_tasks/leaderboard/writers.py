@@ -32,13 +32,14 @@ def write(board: Leaderboard, out_dir: Path) -> list[Path]:
     with csv_path.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         cols = board.columns()
-        writer.writerow(["model", *cols, "bundled sample data", "jobs"])  # lists: "; "
+        writer.writerow(["model", *cols, "bundled sample data", "limit", "jobs"])  # lists: "; "
         for row in board.rows:
             writer.writerow(
                 [
                     row.model,
                     *(_csv(board.value(row, c), c in counts) for c in cols),
                     "; ".join(row.bundled),
+                    "; ".join(row.limits),
                     "; ".join(j.name for j in row.jobs),
                 ]
             )
@@ -141,7 +142,7 @@ def _table(board: Leaderboard, cols: Sequence[str], strip: str = "") -> str:
     counts = board.count_columns
     head = ["model", *(c.removeprefix(strip) for c in cols)]
     body = [
-        [r.model, *(_md(board.value(r, c), c in counts) + _pm(r, c) for c in cols)]
+        [r.model + r.flags, *(_md(board.value(r, c), c in counts) + _pm(r, c) for c in cols)]
         for r in board.rows
     ]
     return markdown_table(head, body)
@@ -173,6 +174,14 @@ def markdown(board: Leaderboard, plots: Sequence[Path], pairs: Sequence[Pairwise
             "**Bundled sample data** was used for: "
             + "; ".join(f"{r.model} ({', '.join(r.bundled)})" for r in board.rows if r.bundled)
             + ". Those numbers are not benchmark results.",
+            "",
+        ]
+    limited = [r for r in board.rows if r.limits]
+    if limited:
+        lines += [
+            "**Limit runs** (a `limit` of samples per task; marked `[limit=N]`): "
+            + "; ".join(f"{r.model} ({', '.join(r.limits)})" for r in limited)
+            + ". Those numbers are NOT full runs.",
             "",
         ]
     tables = [t for part in board.sections for t in part.tables(board)]

@@ -31,8 +31,17 @@ def interrupting_signal(exc: BaseException) -> str | None:
     return None
 
 
-def interrupted_line(signal_name: str, folder: Path, kept: int | None, wrote: bool) -> str:
-    cache = f"; {kept} response(s) of this model kept in the response cache" if kept else ""
+def interrupted_line(
+    signal_name: str, folder: Path, kept: int | None, wrote: bool, before: int | None = None
+) -> str:
+    """The interrupt's one line; ``kept`` / ``before``: the model's cached responses now and
+    when this run started generating, so the line counts what this run kept."""
+    cache = ""
+    if kept:
+        new = kept - (before or 0)
+        cache = f"; {new} response(s) of this run kept in the response cache"
+        if before:
+            cache += f" ({kept} for this model in all)"
     where = f" (manifest: interrupted, {folder})" if wrote else ""
     return (
         f"sci-eval: interrupted by {signal_name}{where}{cache}: run the same command again to "

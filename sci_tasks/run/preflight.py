@@ -58,7 +58,9 @@ SERVER_HINT = "vllm serve {model}, llama.cpp's llama-server -m MODEL.gguf, or ll
 
 def verbose() -> bool:
     """Tracebacks on the console too (they always go to the job's traceback.txt)."""
-    return os.environ.get("HYDRA_FULL_ERROR") == "1" or os.environ.get(VERBOSE_ENV) == "1"
+    from sci_tasks.config_errors import user_full_error
+
+    return user_full_error() or os.environ.get(VERBOSE_ENV) == "1"
 
 
 class ConfigError(ValueError):
@@ -150,8 +152,6 @@ def run_device(model: Any) -> str | None:
 
 
 def check_model_config(config: dict[str, Any], choices: dict[str, Any]) -> None:
-    from lm_eval.api.registry import get_model
-
     model = config["model"]
     backend = str(model.get("backend"))
     where = config_file("model", choices)
@@ -163,23 +163,76 @@ def check_model_config(config: dict[str, Any], choices: dict[str, Any]) -> None:
             f"model.batch_size={batch} ({where}) on cpu: lm-eval's search for the largest "
             "batch is for GPUs; give a number, e.g. model.batch_size=8"
         )
-    try:
-        get_model(backend)
-    except ValueError:
-        raise ConfigError(
-            f"model.backend={backend!r} ({where}) is not an lm-eval model backend "
-            "(e.g. hf, vllm, vllm-vlm, local-chat-completions, openai-chat-completions)"
-        ) from None
-    except ImportError as exc:  # lm-eval imports the backend's package on lookup (vllm)
-        raise ConfigError(
-            f"model.backend={backend!r} ({where}) needs the package {exc.name or exc}: "
-            "pip install 'sci-tasks[vllm]' on a GPU machine, or choose another model"
-        ) from None
+    problem = backend_problem(backend)
+    if problem:
+        raise ConfigError(f"model.backend={backend!r} ({where}) {problem}, or choose another model")
     url = (model.get("args") or {}).get("base_url")
     if url is not None:
         parts = urlsplit(str(url))
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ConfigError(f"model.args.base_url={url!r} ({where}) is not an http(s) URL")
+
+
+def backend_problem(backend: str) -> str | None:
+    """Why lm-eval cannot use the model backend ``backend`` here; None when it can."""
+    from lm_eval.api.registry import get_model
+
+    try:
+        get_model(backend)
+    except ValueError:
+        return (
+            "is not an lm-eval model backend (e.g. hf, vllm, vllm-vlm, "
+            "local-chat-completions, openai-chat-completions)"
+        )
+    except ImportError as exc:  # lm-eval imports the backend's package on lookup (vllm)
+        package = exc.name or exc
+        return f"needs the package {package}: pip install 'sci-tasks[vllm]' on a GPU machine"
+    return None
+
+
+def hub_endpoint() -> str:
+    from huggingface_hub import constants
+
+    return str(constants.ENDPOINT)
+
+
+def data_locations(names: list[str], metadata: dict[str, Any]) -> list[Any]:
+    """The data locations of the benchmarks whose tasks or groups ``names`` selects."""
+    from sci_tasks import benchmarks
+    from sci_tasks.data.locate import locate
+
+    selected = {b.name: b for b in map(benchmarks.of_task, names) if b is not None}
+    return [locate(name, metadata) for name in sorted(selected)]
+
+
+def check_data_locations(cfg: DictConfig) -> None:
+    """Each selected benchmark's data location exists (a folder, or a hub id whose hub is
+    reachable), checked from the ``tasks`` and ``data`` nodes alone: before the rest of the
+    config is resolved, whose model path may convert a GGUF model (26 s on a first run). A
+    bad location is a ConfigError naming it; what is inside is read by ``preflight``."""
+    from sci_tasks.data.locate import DataError
+
+    try:
+        names = [str(t) for t in cfg.tasks.names]
+        check_hub(data_locations(names, run_metadata(cfg)))
+    except DataError as exc:
+        raise ConfigError(manifest.one_line(exc)) from None  # as preflight's errors read
+    except ServerUnreachable as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def check_hub(locations: list[Any]) -> None:
+    """A data location that is a hub id needs the Hugging Face Hub: one connection to it
+    before the data is fetched (``datasets`` and ``huggingface_hub`` retry an unreachable
+    host for minutes, a warning per attempt). Offline (``HF_HUB_OFFLINE`` /
+    ``HF_DATASETS_OFFLINE``), the HF cache answers instead."""
+    offline = any(os.environ.get(v, "").strip() in ("1", "true", "TRUE", "True", "yes")
+                  for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))  # fmt: skip
+    for location in locations:
+        if location.kind == "hub" and not offline:
+            todo = f"check the network, or set {location.set_by} to a local folder"
+            reach(hub_endpoint(), "Hugging Face Hub", "", "", todo=todo)
+            return
 
 
 def shown_url(url: str) -> str:
@@ -194,7 +247,9 @@ def is_loopback(host: str) -> bool:
     return host in ("localhost", "::1") or host.startswith("127.")
 
 
-def reach(url: str, who: str, option: str, served: str, timeout: float = 10.0) -> None:
+def reach(
+    url: str, who: str, option: str, served: str, timeout: float = 10.0, todo: str = ""
+) -> None:
     """One TCP connection to ``url``'s host and port (what every request needs first)."""
     parts = urlsplit(url)
     host = parts.hostname or ""
@@ -210,12 +265,12 @@ def reach(url: str, who: str, option: str, served: str, timeout: float = 10.0) -
         why = "connection refused"
     except OSError as exc:
         why = exc.strerror or type(exc).__name__
-    raise ServerUnreachable(unreachable(who, url, why, option, served))
+    raise ServerUnreachable(unreachable(who, url, why, option, served, todo))
 
 
-def unreachable(who: str, url: str, why: str, option: str, served: str) -> str:
+def unreachable(who: str, url: str, why: str, option: str, served: str, todo: str = "") -> str:
     host = urlsplit(url).hostname or ""
-    todo = (
+    todo = todo or (
         f"start it ({SERVER_HINT.format(model=served or 'MODEL')}) or set {option}"
         if is_loopback(host)
         else f"check the URL, the network and the service, or set {option}"
@@ -259,6 +314,7 @@ def preflight(cfg: DictConfig, config: dict[str, Any], choices: dict[str, Any]) 
         # indexing lm-eval's own thousands of task files takes seconds: only when needed
         include_defaults=not all(is_ours(t) for t in names),
     )
+    check_hub(data_locations(names, run_metadata(cfg)))
     try:
         loaded = manager.load(names)  # builds every task: reads its data files and images
     except KeyError as exc:
