@@ -152,8 +152,10 @@ def test_runs_checks_and_summary_from_real_output(run_dir: Path) -> None:
         assert all(len(records) == LIMIT for records in run.samples.values())
         geo = {r["doc"]["id"]: r for r in run.samples["scimif_geo"]}
         checks = {c["name"]: c for c in view.checks_of("scimif_geo", geo[1])}
-        # the echo repeats "User: ..." and the question: not all lowercase; no judge here
-        assert checks["general_all_lowercase"]["verdict"] == "fail"
+        # the record lists all_lowercase but its question never asks for it: the
+        # requirement is absent (issue 28), so unscored; no judge here
+        assert checks["general_all_lowercase"]["verdict"] == "unscored"
+        assert "requirement is absent" in checks["general_all_lowercase"]["reason"]
         assert checks["general_all_lowercase"]["group"] == "Letter"
         assert checks["general_number_response"]["verdict"] == "unscored"
         assert "judge" in checks["general_number_response"]["reason"]
@@ -481,7 +483,7 @@ def test_page_in_chromium(run_dir: Path, browser: Any, tmp_path: Path) -> None:
     assert shown(browser) == len(MODELS)
     choose(browser, "f-check", "")
     choose(browser, "f-verdict", "fail")
-    assert shown(browser) == expected(verdict="fail") == len(MODELS) * LIMIT
+    assert shown(browser) == expected(verdict="fail") == len(MODELS)  # one per model
     choose(browser, "f-verdict", "")
     choose(browser, "f-group", "Letter")
     assert shown(browser) == expected(group="Letter")
