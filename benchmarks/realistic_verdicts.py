@@ -6,12 +6,14 @@ The corpus (``benchmarks/realistic/``, how it was built: its README) holds:
 * SciMIF: release-shaped questions, replies written blind to the checkers by helper sessions
   imitating several strong chat models (some replies with the slips real models make), and
   a label for every (reply, constraint) pair, given blind from ``docs/labelling.md`` by two
-  labellers (disagreements settled by a third). A third of the questions is held out.
+  labellers (disagreements settled by a third). Two held-out sets: ``heldout1`` (a third
+  of the first 95 questions, read at the end of round one) and ``heldout2`` (fresh
+  questions written after that, read once at the end).
 * SPM-Bench and SciGen-Verify: replies written blind with the meaning each is meant to
   carry (the selected options and confidence; the judgement).
 
-For SciMIF it prints, per constraint and overall, on the development part and on the
-held-out third: agreement with the labels (a checker's unscored counts as wrong, except
+For SciMIF it prints, per constraint and overall, on the development part and on each
+held-out set: agreement with the labels (a checker's unscored counts as wrong, except
 where the label is unscored too), false passes (checker 1, label 0), false fails (checker 0,
 label 1) and unscored. Judge-decided constraints (procedure steps, number of responses) are
 decided with the judge given by ``--judge-url`` / ``--judge-model`` (any OpenAI-compatible
