@@ -545,7 +545,7 @@ def _formula_token(token: str) -> bool:
     return True
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=16)  # keyed by whole responses: a few kept
 def equations_in(text: str) -> tuple[Equation, ...]:
     """The equations a solution writes: each pair of neighbouring sides of an "=" (or ≈),
     numbers generalised to slots. At most ``MAX_EQUATIONS``."""
