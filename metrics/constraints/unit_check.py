@@ -380,8 +380,14 @@ def _same_value(a: str, b: str) -> bool:
 
 
 def check_units(inp: CheckInput) -> Verdict:
-    verdict = _check_units(inp)
-    if verdict.score != 0.0 or whole_scope(_context(inp)):
+    params = clean_parameters(inp.parameters)
+    req = required_units(params, inp.question or "")  # read once, for both passes below
+    if req is None:
+        shown = f"parameters {clip(params)!r}" if params else "parameters empty"
+        return Verdict.unscored(f"required unit not found ({shown}; none stated in the question)")
+    whole = whole_scope(req.context)
+    verdict = _check_units(inp, req, whole)
+    if verdict.score != 0.0 or whole:
         return verdict
     # the final answer's own line lacks the unit: the answer statement around it may carry
     # it ("The route is 6.2 miles long: \boxed{6.2}"), for the same number
@@ -392,10 +398,7 @@ def check_units(inp: CheckInput) -> Verdict:
         # states them, with their unit, are the answer's (("XRD", 0.2354, 24.02) after
         # "d ≈ 0.2354 nm")
         statement = (inp.response, "the response, for the values of the structured answer")
-    if statement is None or region is None:
-        return verdict
-    req = required_units(clean_parameters(inp.parameters), inp.question or "")
-    if req is None or req.si or req.dimensionless:
+    if statement is None or region is None or req.si or req.dimensionless:
         return verdict
     try:
         own = quantities(clean_unit_text(region[0]))
@@ -419,18 +422,7 @@ def check_units(inp: CheckInput) -> Verdict:
     return verdict
 
 
-def _context(inp: CheckInput) -> str:
-    req = required_units(clean_parameters(inp.parameters), inp.question or "")
-    return req.context if req is not None else ""
-
-
-def _check_units(inp: CheckInput) -> Verdict:
-    params = clean_parameters(inp.parameters)
-    req = required_units(params, inp.question or "")
-    if req is None:
-        shown = f"parameters {clip(params)!r}" if params else "parameters empty"
-        return Verdict.unscored(f"required unit not found ({shown}; none stated in the question)")
-    whole = whole_scope(req.context)
+def _check_units(inp: CheckInput, req: Requirement, whole: bool) -> Verdict:
     if whole:
         text, where = inp.response, "the response"
         bare = _bare_in_structured_answer(inp.response)
