@@ -32,6 +32,7 @@ import os
 import signal
 import sys
 import traceback
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig
 
-from sci_tasks import manifest
+from sci_tasks import manifest, resolvers
 from sci_tasks.config_errors import one_line_errors
 from sci_tasks.metrics.judge import usage as judge_usage
 from sci_tasks.run import jobs
@@ -89,9 +90,15 @@ def run(cfg: DictConfig) -> None:
     sweep = hydra_cfg.mode == RunMode.MULTIRUN
     try:
         check_limit({"limit": cfg.get("limit")})  # before resolving (a GGUF conversion)
-        if not sweep:  # a sweep job records a bad location in its manifest (preflight)
+        data_problem = False
+        try:
             check_data_locations(cfg)  # where the data is: before resolving too
-        config = resolved_config(cfg, choices)
+        except ConfigError:
+            if not sweep:
+                raise
+            data_problem = True  # a sweep job records it in its manifest (preflight says it)
+        with resolvers.paths_only() if data_problem else nullcontext():
+            config = resolved_config(cfg, choices)  # nothing converted for a failing job
     except ConfigError as exc:  # nothing written yet: no folder to record it in
         if verbose():
             traceback.print_exc()

@@ -7,6 +7,9 @@ import importlib.util
 import os
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +73,21 @@ def overrides_label(overrides: str, model: str, limit: int = 48) -> str:
     return label[:limit].rstrip("-_.,")
 
 
+# False while a config is resolved only to be recorded (a sweep job that fails its pre-flight):
+# model paths resolve to their folders in the cache, nothing is converted or built.
+BUILD_MODELS: ContextVar[bool] = ContextVar("sci_build_models", default=True)
+
+
+@contextmanager
+def paths_only() -> Iterator[None]:
+    """Model resolvers give their cache folders without converting or building anything."""
+    token = BUILD_MODELS.set(False)
+    try:
+        yield
+    finally:
+        BUILD_MODELS.reset(token)
+
+
 def gguf_model(package: str, gguf_file: str, cache_root: str) -> str:
     """A transformers model folder converted once from ``gguf_file`` in installed ``package``.
 
@@ -85,7 +103,7 @@ def gguf_model(package: str, gguf_file: str, cache_root: str) -> str:
     with source.open("rb") as fh:
         digest = hashlib.file_digest(fh, "sha256").hexdigest()[:16]
     target = Path(cache_root).expanduser() / "models" / f"{source.stem}-{digest}"
-    if not (target / "config.json").is_file():
+    if not (target / "config.json").is_file() and BUILD_MODELS.get():
         _convert_gguf(source, target)
     return str(target)
 

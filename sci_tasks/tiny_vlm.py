@@ -64,12 +64,12 @@ RECIPE = json.dumps(
 
 def tiny_vlm(package: str, gguf_file: str, cache_root: str) -> str:
     """The tiny VLM's folder, built once from the GGUF in installed ``package``."""
-    from sci_tasks.resolvers import gguf_model
+    from sci_tasks.resolvers import BUILD_MODELS, gguf_model
 
     text_model = Path(gguf_model(package, gguf_file, cache_root))
     digest = hashlib.sha256(f"{text_model.name}|{RECIPE}".encode()).hexdigest()[:16]
     target = Path(cache_root).expanduser() / "models" / f"tiny-vlm-{digest}"
-    if not (target / "config.json").is_file():
+    if not (target / "config.json").is_file() and BUILD_MODELS.get():
         _build(text_model, target)
     return str(target)
 

@@ -353,8 +353,12 @@ def test_where_the_readme_says_a_run_records_its_judge_and_image_budget(pilot: P
     seen = set()
     for job in [p for p in pilot.sweep.iterdir() if (p / "manifest.json").is_file()]:
         assert "judge" in manifest.read(job)["config"]
-        (results,) = job.rglob("results_*.json")
-        configs = json.loads(results.read_text("utf-8"))["configs"]
+        # the sweep's results and any a later README command (sci-score) wrote beside them
+        every_results = list(job.rglob("results_*.json"))
+        assert every_results, job
+        configs: dict = {}
+        for results in every_results:
+            configs.update(json.loads(results.read_text("utf-8"))["configs"])
         for path in job.rglob("samples_*.jsonl"):
             task = path.stem.removeprefix("samples_").rsplit("_", 1)[0]
             for line in path.read_text("utf-8").splitlines():

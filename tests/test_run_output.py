@@ -454,3 +454,27 @@ def test_a_missing_data_folder_is_said_before_the_model_is_converted(tmp_path: P
     )
     assert not (tmp_path / "cache" / "models").exists()  # nothing converted
     assert not (tmp_path / "sci-eval-runs").exists()
+
+
+def test_a_sweep_job_with_a_missing_data_folder_fails_without_converting_the_model(
+    tmp_path: Path,
+) -> None:
+    """The same in a sweep: the job's manifest records the one-line error (a sweep keeps a
+    record of every job) and the cache's models/ folder stays empty."""
+    missing = tmp_path / "no-such-folder"
+    out = sci_eval(
+        tmp_path, "-m", "tasks=scimif_chem", f"data.SCIMIF_DATA_DIR={missing}", "sweep_name=s"
+    )
+    assert out.returncode == 1, out.stderr
+    (job,) = [p for p in (tmp_path / "sci-eval-sweeps" / "s").iterdir() if p.is_dir()
+              and not p.name.startswith(".")]  # fmt: skip
+    from sci_tasks import manifest
+
+    recorded = manifest.read(job)
+    assert recorded["status"] == "failed"
+    assert recorded["error"] == (
+        f"DataError: SCIMIF_DATA_DIR (run settings) is {str(missing)!r}: neither "
+        "an existing folder nor a hub dataset id"
+    )
+    assert recorded["config"]["model"]["args"]["pretrained"].startswith(str(tmp_path / "cache"))
+    assert not (tmp_path / "cache" / "models").exists()  # the path recorded, nothing converted
