@@ -31,6 +31,7 @@ numbers in scope (degenerate text): unscored.
 from __future__ import annotations
 
 import ast
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -363,15 +364,20 @@ def answer_statement(response: str) -> tuple[str, str] | None:
 
 
 def _literal_of_numbers(text: str) -> bool:
-    """A Python / JSON literal (tuple, list) whose numbers are bare number values."""
+    """A Python / JSON literal (tuple, list, dict) with bare number values."""
     body = text.strip()
-    if not body or body[0] not in "([" or body[-1] not in ")]":
+    if not body or body[0] not in "([{" or body[-1] not in ")]}":
         return False
     try:
         value = ast.literal_eval(body)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        try:
+            value = json.loads(body)
+        except (ValueError, RecursionError):
+            return False
+    items = list(value.values()) if isinstance(value, dict) else value
+    if not isinstance(items, (tuple, list)):
         return False
-    items = value if isinstance(value, (tuple, list)) else [value]
     return any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items)
 
 
@@ -393,19 +399,38 @@ def check_units(inp: CheckInput) -> Verdict:
     # it ("The route is 6.2 miles long: \boxed{6.2}"), for the same number
     statement = answer_statement(inp.response)
     region = answer_region(inp.response)
-    if region is not None and _literal_of_numbers(region[0]):
-        # a tuple / list of bare numbers cannot hold units: the values as the working
-        # states them, with their unit, are the answer's (("XRD", 0.2354, 24.02) after
-        # "d ≈ 0.2354 nm")
-        statement = (inp.response, "the response, for the values of the structured answer")
-    if statement is None or region is None or req.si or req.dimensionless:
+    if region is None or req.si or req.dimensionless:
         return verdict
     try:
         own = quantities(clean_unit_text(region[0]))
-        found = quantities(clean_unit_text(statement[0]))
     except TooManyNumbers:
         return verdict
     if any(q.units for q in own):  # the answer gives a unit, and it is not the required one
+        return verdict
+    if own:
+        # bare numbers (a tuple, a JSON value, "[[33.3]]"): the values as the reply states
+        # them elsewhere, with their unit, are the answer's ("33.3 years" in the working;
+        # "ATGAAATAG (9 nt)" before the JSON)
+        # a box or "[[33.3]]" could have held the unit: the value must be stated with it in
+        # prose, not only in a displayed equation of the working; a tuple / list / dict of
+        # numbers cannot hold one, so the working's values stand for it
+        if _literal_of_numbers(region[0]):
+            statement = (inp.response, "the response, for the values of the structured answer")
+        else:
+            prose = _DISPLAY_MATH_RE.sub(" ", inp.response)
+            statement = (prose, "the reply's prose, for the values of the final answer")
+        lead = _introducing_sentence(inp.response, region[0])
+        for shown, units in _named_units(clean_unit_text(lead)):
+            if carries(units, req.units):
+                return Verdict.passed(
+                    f"the sentence introducing the final answer names its unit {shown!r} = "
+                    f"{req.show()}; {verdict.reason}"
+                )
+    if statement is None:
+        return verdict
+    try:
+        found = quantities(clean_unit_text(statement[0]))
+    except TooManyNumbers:
         return verdict
     numbers = [q.number for q in own]
     for q in found:
@@ -420,6 +445,37 @@ def check_units(inp: CheckInput) -> Verdict:
                 f"(from the {req.source}); {verdict.reason}"
             )
     return verdict
+
+
+_DISPLAY_MATH_RE = re.compile(
+    r"\\\[.*?\\\]|\$\$.*?\$\$|\\begin\{(equation|align|gather)\*?\}.*?\\end\{\1\*?\}", re.S
+)
+_IN_UNIT_RE = re.compile(r"\b(?:in|as)[ \t]+(?=\S)")
+
+
+def _named_units(text: str) -> list[tuple[str, list[Unit]]]:
+    """Units a sentence names for values it introduces: labels ("(kBq)", "unit: kBq") and
+    "<quantity> in kBq"."""
+    named = labelled_units(text)
+    for m in _IN_UNIT_RE.finditer(text):
+        units, stop = read_unit(text, m.end())
+        if units and (stop == len(text) or not text[stop].isalnum()):
+            named.append((text[m.end() : stop].strip(), units))
+    return named
+
+
+def _introducing_sentence(response: str, answer: str) -> str:
+    """The paragraph just before the final answer (its opening fence left out): "Here is the
+    result (activity in kBq, fraction remaining):"."""
+    at = response.rfind(answer)
+    if at <= 0:
+        return ""
+    before = _OPENING_FENCE_RE.sub("", response[max(0, at - 400) : at])
+    parts = _BLANK_LINE_RE.split(before.rstrip())
+    return parts[-1] if parts else ""
+
+
+_OPENING_FENCE_RE = re.compile(r"(?:```|~~~)[\w+-]*[ \t]*\n?[ \t]*$")
 
 
 def _check_units(inp: CheckInput, req: Requirement, whole: bool) -> Verdict:
