@@ -33,7 +33,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from sci_tasks.metrics.constraints.answers import code_blocks, final_answer
@@ -356,7 +356,10 @@ def answer_statement(response: str) -> tuple[str, str] | None:
         lead = re.sub(r"\\(?:boxed|fbox|BOXED)[ \t]*\{$", "", response[start : span.start])
         if not lead.strip(" \t\n$\\[(") and blank:
             before = list(_BLANK_LINE_RE.finditer(response, 0, blank[-1].start()))
-            start = before[-1].end() if before else 0
+            intro = before[-1].end() if before else 0
+            # a sentence introduces it; a displayed equation before it is the working
+            if _DISPLAY_MATH_RE.sub("", response[intro : blank[-1].start()]).strip():
+                start = intro
         return response[start:end], "the answer statement"
     heading = _HEADING_RE.search(response, span.end + 1)
     end = heading.start() if heading else len(response)
@@ -395,9 +398,7 @@ def check_units(inp: CheckInput) -> Verdict:
     verdict = _check_units(inp, req, whole)
     if verdict.score != 0.0 or whole:
         return verdict
-    # the final answer's own line lacks the unit: the answer statement around it may carry
-    # it ("The route is 6.2 miles long: \boxed{6.2}"), for the same number
-    statement = answer_statement(inp.response)
+    # the final answer's own line lacks the unit: the reply may state it for the same value
     region = answer_region(inp.response)
     if region is None or req.si or req.dimensionless:
         return verdict
@@ -407,32 +408,52 @@ def check_units(inp: CheckInput) -> Verdict:
         return verdict
     if any(q.units for q in own):  # the answer gives a unit, and it is not the required one
         return verdict
-    if own:
-        # bare numbers (a tuple, a JSON value, "[[33.3]]"): the values as the reply states
-        # them elsewhere, with their unit, are the answer's ("33.3 years" in the working;
-        # "ATGAAATAG (9 nt)" before the JSON)
-        # a box or "[[33.3]]" could have held the unit: the value must be stated with it in
-        # prose, not only in a displayed equation of the working; a tuple / list / dict of
-        # numbers cannot hold one, so the working's values stand for it
-        if _literal_of_numbers(region[0]):
-            statement = (inp.response, "the response, for the values of the structured answer")
-        else:
-            prose = _DISPLAY_MATH_RE.sub(" ", inp.response)
-            statement = (prose, "the reply's prose, for the values of the final answer")
-        lead = _introducing_sentence(inp.response, region[0])
-        for shown, units in _named_units(clean_unit_text(lead)):
-            if carries(units, req.units):
-                return Verdict.passed(
-                    f"the sentence introducing the final answer names its unit {shown!r} = "
-                    f"{req.show()}; {verdict.reason}"
-                )
-    if statement is None:
-        return verdict
-    try:
-        found = quantities(clean_unit_text(statement[0]))
-    except TooManyNumbers:
-        return verdict
     numbers = [q.number for q in own]
+    for text, where in _places_stating_the_unit(inp.response, region[0], numbers):
+        if where.startswith("the sentence introducing"):
+            for shown, units in _named_units(clean_unit_text(text)):
+                if carries(units, req.units):
+                    return Verdict.passed(
+                        f"{where} names its unit {shown!r} = {req.show()}; {verdict.reason}"
+                    )
+            continue
+        hit = _same_value_in_unit(text, numbers, req)
+        if hit is not None:
+            return Verdict.passed(
+                f"{where} gives {_show_quantity(hit)} in {req.show()} "
+                f"(from the {req.source}); {verdict.reason}"
+            )
+    return verdict
+
+
+def _places_stating_the_unit(
+    response: str, answer: str, numbers: list[str]
+) -> Iterator[tuple[str, str]]:
+    """Where a reply states the unit of a final answer that lacks it, in the order tried."""
+    statement = answer_statement(response)  # "The route is 6.2 miles long: \boxed{6.2}"
+    if statement is not None:
+        yield statement
+    if not numbers:
+        return
+    if _literal_of_numbers(answer):
+        # a tuple / list / dict of numbers cannot hold a unit: the sentence introducing it
+        # ("(activity in kBq, ...)") or the working's values stand for it
+        yield _introducing_sentence(response, answer), "the sentence introducing the answer"
+        yield response, "the response, for the values of the structured answer"
+    else:
+        # a box or "[[33.3]]" could have held the unit: the value must be stated with it in
+        # the reply's text ("the population doubles in about 33.3 years", "t ≈ 70 / 2.1 ≈
+        # 33.3 yr"), not only in a displayed equation of the working
+        prose = _DISPLAY_MATH_RE.sub(" ", response)
+        yield prose, "the reply's text, for the values of the final answer"
+
+
+def _same_value_in_unit(text: str, numbers: list[str], req: Requirement) -> Quantity | None:
+    cleaned = clean_unit_text(text)
+    try:
+        found = quantities(cleaned)
+    except TooManyNumbers:
+        return None
     for q in found:
         right = (
             bool(q.units) and family_dimension(q.units[0]) and in_family(q.units[0], req.family)
@@ -440,11 +461,8 @@ def check_units(inp: CheckInput) -> Verdict:
             else carries(q.units, req.units)
         )
         if right and (not numbers or any(_same_value(q.number, n) for n in numbers)):
-            return Verdict.passed(
-                f"{statement[1]} gives {_show_quantity(q)} in {req.show()} "
-                f"(from the {req.source}); {verdict.reason}"
-            )
-    return verdict
+            return q
+    return None
 
 
 _DISPLAY_MATH_RE = re.compile(
