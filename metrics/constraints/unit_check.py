@@ -406,8 +406,12 @@ def check_units(inp: CheckInput) -> Verdict:
         own = quantities(clean_unit_text(region[0]))
     except TooManyNumbers:
         return verdict
-    if any(q.units for q in own):  # the answer gives a unit, and it is not the required one
-        return verdict
+    if any(q.units for q in own):
+        # a unit per kind of quantity ("eV for energies, V for the potential"): the answer
+        # gives one of them, the reply's other reported values the rest
+        if len(req.units) > 1 and any(carries(q.units, req.units) for q in own):
+            return _each_unit_in_reply(inp.response, req, verdict)
+        return verdict  # the answer gives a unit, and it is not the required one
     numbers = [q.number for q in own]
     for text, where in _places_stating_the_unit(inp.response, region[0], numbers):
         if where.startswith("the sentence introducing"):
@@ -424,6 +428,23 @@ def check_units(inp: CheckInput) -> Verdict:
                 f"(from the {req.source}); {verdict.reason}"
             )
     return verdict
+
+
+def _each_unit_in_reply(response: str, req: Requirement, verdict: Verdict) -> Verdict:
+    try:
+        found = quantities(clean_unit_text(response))
+    except TooManyNumbers:
+        return verdict
+    shown = []
+    for unit in req.units:
+        hit = next((q for q in found if carries(q.units, [unit])), None)
+        if hit is None:
+            return verdict
+        shown.append(_show_quantity(hit))
+    return Verdict.passed(
+        f"the final answer gives one of the units {req.show()} and the reply the others "
+        f"({', '.join(shown)}); {verdict.reason}"
+    )
 
 
 def _places_stating_the_unit(
