@@ -27,6 +27,7 @@ from collections.abc import Callable
 
 from sci_tasks.metrics.constraints.answers import (
     ANSWER_MARKER_RE,
+    code_blocks,
     final_answer,
     last_answer_marker,
 )
@@ -34,6 +35,7 @@ from sci_tasks.metrics.constraints.base import (
     CheckInput,
     register,
 )
+from sci_tasks.metrics.constraints.options import read_options
 from sci_tasks.metrics.constraints.text import (
     Span,
     clean_parameters,
@@ -199,6 +201,14 @@ def response_structure(inp: CheckInput) -> Verdict:
         # No marker: a sentence stating the quantity the question asks for ("Find its
         # speed" -> "The speed is 7.7 m/s.") is the answer statement an evaluator sees.
         occurrences, stated = _statements_of_asked(response, inp.question or "")
+    if not occurrences and position == "beginning":
+        # ... and so is an opening that names one of the question's options or bolds its
+        # result ("this cyclone is a **Category 3** storm.")
+        occurrences = _named_results(response, inp.question or "")
+    if not occurrences and position == "end":
+        block = _closing_structured_block(response)
+        if block:
+            return Verdict.passed(f"final answer at the end: the reply ends with {block}")
     if not occurrences:
         return Verdict.failed(
             "no final-answer marker (Final answer:/Answer:/The answer is/\\boxed)"
@@ -262,6 +272,47 @@ def response_structure(inp: CheckInput) -> Verdict:
     return Verdict.failed(
         f"final answer not at the {position}: found on {kind}(s) {seen} of {len(units)}"
     )
+
+
+# A bold result, not a label ("**Step 1:**", "**Given:**") or a heading's bold.
+_BOLD_RE = re.compile(r"\*\*([^*\n]{2,120})\*\*")
+
+
+def _named_results(response: str, question: str) -> list[tuple[int, int]]:
+    """Where the reply names one of the question's options (its CHOICE LIST or lettered
+    options) or bolds a result, outside headings and labels ending in a colon."""
+    found = []
+    for m in _BOLD_RE.finditer(response):
+        line_start = response.rfind("\n", 0, m.start()) + 1
+        line_end = response.find("\n", m.end())
+        line = response[line_start : len(response) if line_end < 0 else line_end]
+        if line.lstrip().startswith("#") or m.group(1).rstrip().endswith((":", "：")):
+            continue
+        found.append((m.start(), m.end()))
+    options, _ = read_options("", question)
+    for option in options:
+        text = option.text or option.label
+        if len(text) >= 2:
+            found += [
+                (m.start(), m.end())
+                for m in re.finditer(rf"(?<!\w){re.escape(text)}(?!\w)", response, re.I)
+            ]
+    return sorted(found)
+
+
+# A run of tuple lines, or a fenced block, that ends the reply: the structured answer a
+# question asked to place at the end ("place the triples at the end of your response").
+_TUPLE_LINES_RE = re.compile(r"(?:^[ \t]*[-*]?[ \t]*\([^\n]*\)[ \t]*[,;.]?[ \t]*$\n?){2,}\Z", re.M)
+
+
+def _closing_structured_block(response: str) -> str:
+    text = response.rstrip()
+    if _TUPLE_LINES_RE.search(text):
+        return "its lines of tuples"
+    blocks = code_blocks(text)
+    if blocks and blocks[-1].closed and text.endswith(("```", "~~~")):
+        return "a fenced block"
+    return ""
 
 
 _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n")
