@@ -184,22 +184,35 @@ MAX_LISTED_UNITS = 64
 
 def _units_in_parameters(params: str) -> list[Unit]:
     text = _PARAM_LEAD_RE.sub("", params.strip()).strip(" .;\"'`")
-    whole = parse_unit(text)
+    whole = _unit_of_piece(text)
     if whole:
-        return [whole[0]]
-    m = re.fullmatch(r"(.+?)[ \t]*\(([^()]+)\)", text)  # "grams (g)", "kJ/mol (kilojoules ...)"
-    if m and len(m.group(1).split()) <= 4:  # a unit name, not a sentence ending in "(°C)"
-        a, b = parse_unit(m.group(1)), parse_unit(m.group(2))
-        if a or b:
-            return [(b or a)[0]]
+        return [whole]
     parts = [p for p in re.split(r"[ \t]*(?:[,;]|\band\b)[ \t]*", text) if p.strip()]
     if 1 < len(parts) <= MAX_LISTED_UNITS:
-        found = [parse_unit(p) for p in parts]
+        # "millimoles (mmol) for amounts, moles per litre (mol/L) for concentrations"
+        found = [[u] if (u := _unit_of_piece(_FOR_KIND_RE.sub("", p))) else [] for p in parts]
         # a piece that is no unit and reads as prose ("the coefficient is unity") is a
         # remark beside the units, not a unit
         if any(found) and all(f or len(p.split()) >= 3 for f, p in zip(found, parts, strict=True)):
             return [f[0] for f in found if f]
     return []
+
+
+_FOR_KIND_RE = re.compile(r"[ \t]+for[ \t]+(?:the[ \t]+)?[a-z][a-z -]*$", re.I)
+
+
+def _unit_of_piece(text: str) -> Unit | None:
+    """The unit a piece of the parameters names: "kJ/mol", "grams (g)", "kJ/mol (kilojoules
+    per mole)"."""
+    whole = parse_unit(text)
+    if whole:
+        return whole[0]
+    m = re.fullmatch(r"(.+?)[ \t]*\(([^()]+)\)", text)
+    if m and len(m.group(1).split()) <= 4:  # a unit name, not a sentence ending in "(°C)"
+        a, b = parse_unit(m.group(1)), parse_unit(m.group(2))
+        if a or b:
+            return (b or a)[0]
+    return None
 
 
 _MOLECULE_RE = re.compile(r"[A-Z][a-z]?[0-9]")
@@ -412,6 +425,12 @@ def check_units(inp: CheckInput) -> Verdict:
         if len(req.units) > 1 and any(carries(q.units, req.units) for q in own):
             return _each_unit_in_reply(inp.response, req, verdict)
         return verdict  # the answer gives a unit, and it is not the required one
+    if len(req.units) > 1:
+        # units per kind of quantity ("mmol for amounts, mol/L for concentrations") around
+        # an answer of another kind (bare pH values): the reply states each with its values
+        each = _each_unit_in_reply(inp.response, req, verdict)
+        if each.score == 1.0:
+            return each
     numbers = [q.number for q in own]
     for text, where in _places_stating_the_unit(inp.response, region[0], numbers):
         if where.startswith("the sentence introducing"):
@@ -442,7 +461,7 @@ def _each_unit_in_reply(response: str, req: Requirement, verdict: Verdict) -> Ve
             return verdict
         shown.append(_show_quantity(hit))
     return Verdict.passed(
-        f"the final answer gives one of the units {req.show()} and the reply the others "
+        f"the reply states each of the units {req.show()} with its values "
         f"({', '.join(shown)}); {verdict.reason}"
     )
 
