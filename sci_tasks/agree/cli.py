@@ -37,6 +37,7 @@ CSV_COLUMNS = ("constraint", "n", "agreement", "kappa", "kappa_low", "kappa_high
 ALL = "all"  # the overall row
 OUT = Path("agreement")
 UNDEFINED = "undefined (one category only)"
+COHEN, FLEISS = "Cohen's kappa", "Fleiss' kappa"
 
 
 @dataclass
@@ -107,7 +108,7 @@ def report(result: Comparison, iters: int, seed: int) -> str:
     lines += [
         f"{len(result.common)} item(s) have a value in every source; {len(result.left_out)} of "
         "them unscored or undecidable by at least one source: left out of kappa",
-        f"{'Fleiss' if many else 'Cohen'}'s kappa; 95% interval: bootstrap over the items, "
+        f"{FLEISS if many else COHEN}; 95% interval: bootstrap over the items, "
         f"{iters} resamples, seed {seed}",
         "",
     ]
