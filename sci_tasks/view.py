@@ -628,6 +628,8 @@ def write_view(root: Path, out: Path | None = None, iters: int = stats.ITERS) ->
         from sci_tasks.agree.view import disagreement_runs
 
         runs = disagreement_runs(root)
+        if not runs:
+            raise ValueError(f"{root}: no item on which the sources differ, nothing to show")
         out = Path(out) if out else root.with_suffix(".html")
     else:
         runs = find_runs(root)

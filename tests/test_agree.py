@@ -295,3 +295,15 @@ def test_sci_view_shows_just_the_disagreements(
     assert checks[(1, ones[0].split("/")[-1], ones[0])] == "fail"
     assert checks[(1, zeros[2].split("/")[-1], zeros[2])] == "unscored"
     assert len(data["docs"]) == len({tuple(i.split("/")[:2]) for i in disputed})
+
+
+def test_sci_view_on_no_disagreement_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "disagreements.jsonl"
+    empty.write_text("")
+    with pytest.raises(SystemExit) as exit_info:
+        view.main([str(empty)])
+    assert exit_info.value.code == 1
+    said = f"sci-view: {empty}: no item on which the sources differ, nothing to show"
+    assert capsys.readouterr().err.strip() == said
