@@ -79,13 +79,16 @@ _QUESTION_POSITION_RE = re.compile(
     r"\b(?:at|in|to|near|toward|towards)[ \t]+the[ \t]+(?:very[ \t]+)?"
     r"(beginning|start|top|middle|center|centre|end|bottom)\b"
     r"|\b(begin|start|open|end|conclude|finish|close)[ \t]+(?:your[ \t]+|the[ \t]+)?"
-    r"(?:response|answer|output|reply|explanation|solution)[ \t]+with\b",
+    r"(?:response|answer|output|reply|explanation|solution)[ \t]+with\b"
+    r"|\b(?:very[ \t]+)?(first|last)[ \t]+(?:line|sentence)[ \t]+of[ \t]+(?:your|the)[ \t]+"
+    r"(?:response|answer|output|reply)\b",
     re.I,
 )
 # Sentences that place the answer: "answer", "result", or what the answer is here ("State
 # the label at the beginning of your response").
 _ANSWER_SENTENCE_RE = re.compile(
-    r"\b(?:answer|result|conclusion|label|choice|option|classification|verdict)s?\b", re.I
+    r"\b(?:answer|result|conclusion|label|choice|option|classification|verdict)s?\b|\bchosen\b",
+    re.I,
 )
 _BOXED_START_RE = re.compile(r"\\(?:boxed|fbox)\b")
 _SENTENCE_BREAK_RE = re.compile(r"(?<=[.!?])\s+")
@@ -100,8 +103,20 @@ def _required_position(params: str, question: str) -> tuple[set[str], str]:
     found = set()
     for sentence in sentences_matching(question, _ANSWER_SENTENCE_RE):
         for m in _QUESTION_POSITION_RE.finditer(sentence):
-            found.add(_POSITIONS[(m.group(1) or m.group(2)).lower()])
+            found.add(_POSITIONS[(m.group(1) or m.group(2) or m.group(3)).lower()])
     return found, "question"
+
+
+def opening_answer(response: str, params: str, question: str) -> str | None:
+    """The reply's first line (a title before it skipped) when the requirement places the
+    answer at the beginning ("State the chosen category as the very first line"); else None."""
+    positions, _ = _required_position(params, question)
+    if positions != {"beginning"}:
+        return None
+    units = _units(response)
+    if len(units) > 1 and _is_title(units[0]):
+        units = units[1:]
+    return units[0].text if units else None
 
 
 def _units(response: str) -> list[Span]:
