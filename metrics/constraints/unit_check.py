@@ -188,7 +188,8 @@ def _units_in_parameters(params: str) -> list[Unit]:
     if whole:
         return [whole]
     parts = [p for p in re.split(r"[ \t]*(?:[,;]|\band\b)[ \t]*", text) if p.strip()]
-    if 1 < len(parts) <= MAX_LISTED_UNITS:
+    if 1 < len(parts) <= MAX_LISTED_UNITS and not _DIGIT_RE.search(text):
+        # (values with units, "Primer length: 24 nt; ...": the units they carry, below)
         # "millimoles (mmol) for amounts, moles per litre (mol/L) for concentrations"
         found = [[u] if (u := _unit_of_piece(_FOR_KIND_RE.sub("", p))) else [] for p in parts]
         # a piece that is no unit and reads as prose ("the coefficient is unity") is a
