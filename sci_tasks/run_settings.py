@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from sci_tasks.images import ImageBudget
 
 if TYPE_CHECKING:
-    from sci_tasks.metrics.judge import CorrectnessJudge, JudgeConfig
+    from sci_tasks.metrics.judge import CorrectnessJudge, JudgeConfig, Jury
 
 # The fields samples logs written before settings left the documents carry in every
 # document (both judges, the image budget, SPM-Bench's SIP-F1 parameters): the run's, not
@@ -85,6 +85,10 @@ class RunSettings:
         if self.correctness is None:
             return "json_grade", self.judge
         return self.correctness.protocol, self.correctness.judge or self.judge
+
+    def jury(self) -> Jury | None:
+        """The correctness role's jury, when it has one (``metrics.judge.jury``)."""
+        return self.correctness.jury if self.correctness is not None else None
 
     def public(self) -> dict[str, Any]:
         """The settings as results may show them (no key: only the key's variable name)."""

@@ -285,13 +285,27 @@ def _rescore_task(
     return out
 
 
+def role_node(cfg: DictConfig, role: str, shorthand: str) -> dict[str, Any] | None:
+    """A judge role's settings in a Hydra config: ``judges.<role>`` when given (the one
+    mapping role -> settings, as ``--metadata '{"judges": ...}'``), else its shorthand group
+    (``judge``, ``correctness_judge``)."""
+    from sci_tasks.metrics.judge import role_settings
+
+    roles = cfg.get("judges")
+    metadata = {
+        "judges": OmegaConf.to_container(roles, resolve=True) if roles else {},
+        shorthand: OmegaConf.to_container(node, resolve=True)
+        if (node := cfg.get(shorthand))
+        else None,
+    }
+    settings = role_settings(metadata, role, shorthand)
+    return {str(k): v for k, v in settings.items()} if isinstance(settings, dict) else None
+
+
 def correctness_judge_config(cfg: DictConfig) -> CorrectnessJudge | None:
-    """The ``correctness_judge`` group (None: ``same``, the constraint judge grades)."""
-    node = cfg.get("correctness_judge")
-    settings = OmegaConf.to_container(node, resolve=True) if node else None
-    if not isinstance(settings, dict):
-        return None
-    return CorrectnessJudge.from_mapping({str(k): v for k, v in settings.items()})
+    """The correctness role (None: ``same``, the constraint judge grades)."""
+    settings = role_node(cfg, "correctness", "correctness_judge")
+    return CorrectnessJudge.from_mapping(settings) if settings else None
 
 
 def score_manifest(
@@ -332,10 +346,11 @@ def score_manifest(
 
 
 def judge_config(cfg: DictConfig) -> JudgeConfig | None:
-    settings = OmegaConf.to_container(cfg.judge, resolve=True) if cfg.get("judge") else None
-    if not isinstance(settings, dict) or not settings.get("model"):
+    """The constraint role (``judges.constraints``, else the ``judge`` group)."""
+    settings = role_node(cfg, "constraints", "judge")
+    if not settings or not settings.get("model"):
         return None
-    return JudgeConfig.from_mapping({str(k): v for k, v in settings.items()})
+    return JudgeConfig.from_mapping(settings)
 
 
 def preflight(cfg: DictConfig, out_dir: Path) -> tuple[Any, Any]:

@@ -53,6 +53,29 @@ class SciTask(ConfigurableTask):
             raise ValueError(f"task {config.get('task')} metadata: {exc}") from None
         super().__init__(config=config, **kwargs)
         self.judge_batches = self._bind_prefetch()
+        self._add_setting_metrics()
+
+    def _add_setting_metrics(self) -> None:
+        """Metrics only some settings produce (a correctness jury's agreement), aggregated
+        only then: runs without them keep their results as they were."""
+        from sci_tasks.metrics import cascade, scimif
+
+        cascades = cascade.policies(self.settings.options)  # a bad policy: an error now
+        if getattr(self.config.process_results, "__module__", "") != scimif.__name__:
+            return
+        added: dict[str, Any] = {}
+        if self.settings.jury() is not None:
+            added |= scimif.JURY_METRICS
+        if cascades:
+            from lm_eval.api.registry import get_aggregation
+
+            added |= {
+                name: scimif.ratio_of_sums if how == "ratio_of_sums" else get_aggregation(how)
+                for name, how in scimif.RULES_METRICS.items()
+            }
+        for name, aggregate in added.items():
+            self._aggregation_list[name] = aggregate
+            self._higher_is_better[name] = True
 
     def _bind_prefetch(self) -> JudgeBatches | None:
         """This task's judge batches, given to each ``JudgePrefetch`` step of its filters

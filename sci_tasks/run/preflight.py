@@ -308,6 +308,8 @@ def preflight(cfg: DictConfig, config: dict[str, Any], choices: dict[str, Any]) 
         # the judges reach scoring in the tasks' documents, as --metadata's would
         metadata={
             **run_metadata(cfg),
+            # constraint families' cascade policies (metrics.cascade), when any is declared
+            **({"cascade": plain(cfg.get("cascade"))} if cfg.get("cascade") else {}),
             "judge": judge.public() if judge else None,
             "correctness_judge": correctness.settings() if correctness else None,
         },
@@ -400,9 +402,15 @@ def check_correctness_judge(correctness: Any) -> None:
     its server accepts connections, and a remote one has its key in the variable
     ``api_key_env`` names (local servers such as vllm serve take any key). Nothing to check
     for ``same`` or a correctness judge on the constraint judge's server."""
+    jury = correctness.jury if correctness is not None else None
+    for judge in jury.jurors if jury is not None else ():
+        _check_correctness_server(judge)
     judge = correctness.judge if correctness is not None else None
-    if judge is None:
-        return
+    if judge is not None:
+        _check_correctness_server(judge)
+
+
+def _check_correctness_server(judge: Any) -> None:
     host = urlsplit(judge.base_url).hostname or ""
     if not is_loopback(host) and not os.environ.get(judge.api_key_env):
         raise ConfigError(
