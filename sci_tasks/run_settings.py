@@ -60,6 +60,8 @@ class RunSettings:
     correctness: CorrectnessJudge | None = None
     image_budget: ImageBudget = field(default_factory=ImageBudget)
     options: Mapping[str, Any] = field(default_factory=dict)
+    # the other roles' judges, where given (SciGen's ``verification``, ``rubric``; None: none)
+    roles: Mapping[str, JudgeConfig | None] = field(default_factory=dict)
 
     @classmethod
     def of_task(
@@ -76,6 +78,7 @@ class RunSettings:
             judges.resolve_correctness(metadata, environ),
             ImageBudget.from_settings(metadata),
             metadata,
+            judges.resolve_roles(metadata, environ),
         )
 
     def grader(self) -> tuple[str, JudgeConfig | None]:
@@ -85,6 +88,11 @@ class RunSettings:
         if self.correctness is None:
             return "json_grade", self.judge
         return self.correctness.protocol, self.correctness.judge or self.judge
+
+    def judge_of(self, role: str) -> JudgeConfig | None:
+        """The judge of a role other than correctness: its own where given, else the
+        constraint judge (so ``judge=`` alone still serves SciGen-Verify and -Rubric)."""
+        return self.roles[role] if role in self.roles else self.judge
 
     def jury(self) -> Jury | None:
         """The correctness role's jury, when it has one (``metrics.judge.jury``)."""
@@ -96,6 +104,12 @@ class RunSettings:
             "judge": self.judge.public() if self.judge else None,
             "correctness_judge": self.correctness.public() if self.correctness else None,
             "image_budget": self.image_budget.fields(),
+            # only when given: other runs' results are as they were
+            **(
+                {"judges": {r: j.public() if j else None for r, j in self.roles.items()}}
+                if self.roles
+                else {}
+            ),
         }
 
 

@@ -11,8 +11,10 @@ by settings, not a judge in force. No judge: judge-scored checks are reported un
 Judge roles are data: ``metadata["judges"]`` maps a role (``usage.ROLES``) to its settings,
 on every path (Hydra's ``+judges.<role>...``, ``--metadata '{"judges": {...}}'``); ``judge``
 and ``correctness_judge`` are the shorthands of the two SciMIF roles, and
-``SCI_TASKS_JUDGE_*`` / ``SCI_TASKS_CORRECTNESS_JUDGE_*`` their environment. The correctness
-role may be a jury (``jury.py``).
+``SCI_TASKS_JUDGE_*`` / ``SCI_TASKS_CORRECTNESS_JUDGE_*`` their environment. The other
+roles are those the benchmarks declare (``Benchmark.judge_roles``: SciGen's
+``verification``, ``rubric``), each with ``SCI_TASKS_<ROLE>_JUDGE_*``; a role not given is
+answered by the constraint judge. The correctness role may be a jury (``jury.py``).
 
 SciMIF answer correctness has a judge role of its own: the correctness judge
 (``resolve_correctness``: ``metadata["correctness_judge"]``, the same settings as ``judge``
@@ -118,14 +120,48 @@ def role_settings(metadata: Mapping[str, Any] | None, role: str, shorthand: str)
     roles = metadata.get("judges") or {}
     if not isinstance(roles, Mapping):
         raise ValueError('--metadata "judges" must map judge roles to their settings')
-    unknown = sorted(set(roles) - set(ROLES))
+    known = known_roles()
+    unknown = sorted(set(roles) - set(known))
     if unknown:
         raise ValueError(
-            f'--metadata "judges": unknown role(s) {", ".join(unknown)} (roles: {", ".join(ROLES)})'
+            f'--metadata "judges": unknown role(s) {", ".join(unknown)} (roles: {", ".join(known)})'
         )
     if role in roles:
         return roles[role]
     return metadata[shorthand]
+
+
+def known_roles() -> tuple[str, ...]:
+    """The roles the registered benchmarks declare (``Benchmark.judge_roles``)."""
+    from sci_tasks import benchmarks
+
+    return tuple(dict.fromkeys((*ROLES, *benchmarks.judge_roles())))
+
+
+def resolve_roles(
+    metadata: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
+) -> dict[str, JudgeConfig | None]:
+    """The judges of the roles other than ``constraints`` and ``correctness`` that are given
+    (``metadata["judges"][role]``, null: no judge; else ``SCI_TASKS_<ROLE>_JUDGE_*``); a
+    role not given is answered by the constraints judge (``RunSettings.judge_of``)."""
+    out: dict[str, JudgeConfig | None] = {}
+    for role in known_roles():
+        if role in ROLES:
+            continue
+        try:
+            settings = role_settings(metadata, role, "")
+        except KeyError:
+            prefix = f"SCI_TASKS_{role.upper()}_JUDGE_"
+            if (found := JudgeConfig.from_env(environ, prefix)) is not None:
+                out[role] = found
+            continue
+        if settings and (not isinstance(settings, Mapping) or "jury" in settings):
+            raise ValueError(
+                f'"judges.{role}" must be an object of judge settings (a jury is supported '
+                "for the correctness role only, so far)"
+            )
+        out[role] = JudgeConfig.from_mapping(settings) if settings else None
+    return out
 
 
 def resolve(
@@ -213,7 +249,9 @@ __all__ = [
     "JudgeRequest",
     "Jury",
     "client_for",
+    "known_roles",
     "parse_strict",
     "resolve",
     "resolve_correctness",
+    "resolve_roles",
 ]

@@ -27,9 +27,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-CONSTRAINTS = "constraints"  # judged constraints, extraction, SciGen explanation/edit/rubric
+CONSTRAINTS = "constraints"  # judged constraints, extraction (and any role not given)
 CORRECTNESS = "correctness"  # SciMIF answer correctness (the correctness_judge role)
-ROLES = (CONSTRAINTS, CORRECTNESS)
+VERIFICATION = "verification"  # SciGen-Verify's explanation and edit judgements
+RUBRIC = "rubric"  # SciGen-Rubric's match matrix
+ROLES = (CONSTRAINTS, CORRECTNESS)  # every run's ledger shows these; others when asked
 
 
 @dataclass

@@ -20,7 +20,7 @@ from omegaconf import DictConfig, OmegaConf
 
 import sci_tasks
 from sci_tasks import manifest
-from sci_tasks.score import correctness_judge_config, judge_config
+from sci_tasks.score import correctness_judge_config, judge_config, other_roles, role_metadata
 
 
 def plain(node: Any) -> dict[str, Any]:
@@ -289,6 +289,7 @@ class Preflight:
     judge: Any
     correctness: Any = None  # the correctness judge role (None: the judge grades correctness)
     groups: dict[str, Any] = field(default_factory=dict)  # lm-eval's group objects, by name
+    roles: dict[str, Any] = field(default_factory=dict)  # other roles' judges, where given
 
 
 def preflight(cfg: DictConfig, config: dict[str, Any], choices: dict[str, Any]) -> Preflight:
@@ -303,6 +304,10 @@ def preflight(cfg: DictConfig, config: dict[str, Any], choices: dict[str, Any]) 
     except ValueError as exc:
         where = config_file("correctness_judge", choices)
         raise ConfigError(f"correctness_judge ({where}): {exc}") from None
+    try:
+        roles = other_roles(cfg)  # SciGen's roles, where given (else the judge answers)
+    except ValueError as exc:
+        raise ConfigError(f"judges: {exc}") from None
     names = [str(t) for t in cfg.tasks.names]
     manager = sci_tasks.task_manager(
         # the judges reach scoring in the tasks' documents, as --metadata's would
@@ -310,8 +315,7 @@ def preflight(cfg: DictConfig, config: dict[str, Any], choices: dict[str, Any]) 
             **run_metadata(cfg),
             # constraint families' cascade policies (metrics.cascade), when any is declared
             **({"cascade": plain(cfg.get("cascade"))} if cfg.get("cascade") else {}),
-            "judge": judge.public() if judge else None,
-            "correctness_judge": correctness.settings() if correctness else None,
+            **role_metadata(judge, correctness, roles),
         },
         # indexing lm-eval's own thousands of task files takes seconds: only when needed
         include_defaults=not all(is_ours(t) for t in names),
@@ -329,7 +333,7 @@ def preflight(cfg: DictConfig, config: dict[str, Any], choices: dict[str, Any]) 
         obj for name, obj in {**loaded["groups"], **loaded["tasks"]}.items() if name not in children
     ]
     sources = data_sources(loaded["tasks"], cfg)
-    return Preflight(top, manager, sources, judge, correctness, dict(loaded["groups"]))
+    return Preflight(top, manager, sources, judge, correctness, dict(loaded["groups"]), roles)
 
 
 def check_images(tasks: dict[str, Any], config: dict[str, Any], choices: dict[str, Any]) -> None:
