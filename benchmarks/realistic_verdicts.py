@@ -6,9 +6,11 @@ The corpus (``benchmarks/realistic/``, how it was built: its README) holds:
 * SciMIF: release-shaped questions, replies written blind to the checkers by helper sessions
   imitating several strong chat models (some replies with the slips real models make), and
   a label for every (reply, constraint) pair, given blind from ``docs/labelling.md`` by two
-  labellers (disagreements settled by a third). Two held-out sets: ``heldout1`` (a third
-  of the first 95 questions, read at the end of round one) and ``heldout2`` (fresh
-  questions written after that, read once at the end).
+  labellers (disagreements settled by a third). Three held-out sets: ``heldout1`` (a third
+  of the first 95 questions, read at the end of round one), ``heldout2`` (fresh questions
+  written after that, read at the end of round two) and ``heldout3`` (half of round three's
+  fresh questions and replies, by the SHA-1 of ``qid``, read once at its end; the other
+  half, ``dev3``, was worked on).
 * SPM-Bench and SciGen-Verify: replies written blind with the meaning each is meant to
   carry (the selected options and confidence; the judgement).
 
@@ -47,7 +49,12 @@ CORPUS = Path(__file__).resolve().parent / "realistic"
 SCIMIF_PARTS = (
     ("dev", "development part"),
     ("heldout1", "first held-out third (read at the end of round one, then developed on)"),
-    ("heldout2", "second held-out set (fresh questions, read once at the end)"),
+    (
+        "heldout2",
+        "second held-out set (fresh questions, read at the end of round two, then developed on)",
+    ),
+    ("dev3", "round three's development half (fresh questions and replies, worked on)"),
+    ("heldout3", "round three's held-out half (fresh questions and replies, read once at the end)"),
 )
 UNSCORED = "unscored"
 
@@ -66,7 +73,7 @@ def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
 class Item:
     """One labelled (reply, constraint) pair and the checker's verdict on it."""
 
-    split: str  # "dev" or "heldout"
+    split: str  # "dev" or a held-out set (SCIMIF_PARTS)
     constraint: str  # canonical name
     judged: bool  # decided by a judge in the catalogue
     label: float | str  # 1.0, 0.0 or "unscored"
@@ -200,7 +207,7 @@ def scigen_corpus(split: str | None = None) -> tuple[int, int, list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parts = ("dev", "heldout1", "heldout2")
+    parts = tuple(name for name, _ in SCIMIF_PARTS)
     parser.add_argument("--errors", choices=parts, action="append", default=[])
     parser.add_argument("--only", choices=parts, help="one part's tables (the others not shown)")
     parser.add_argument("--judge-url", help="OpenAI-compatible base URL of a judge")

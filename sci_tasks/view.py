@@ -228,6 +228,9 @@ def page_check(check: Check) -> dict[str, Any]:
     }
 
 
+GIVEN_CHECKS = "page_checks"  # a record's own checks (Check fields), not its benchmark's hook
+
+
 @functools.cache
 def _checks_hook(ref: str) -> Callable[[Mapping[str, Any]], list[Check]]:
     hooked: Callable[[Mapping[str, Any]], list[Check]] = benchmarks.hook(ref)
@@ -238,6 +241,9 @@ def checks_of(task: str, record: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The checks of one logged sample of ``task``, in the page's common form: what its
     benchmark's ``checks`` hook reads from the sample's record (none for a task that is not
     a registered benchmark's). A hook that fails gives one unscored check saying so."""
+    given = record.get(GIVEN_CHECKS)  # checks a tool wrote as they are (sci-agree's)
+    if isinstance(given, list):
+        return [page_check(Check(**c)) for c in given]
     detail = record.get(DETAIL)  # the per-sample record its scorer logs
     benchmark = benchmarks.of_task(task)
     if not isinstance(detail, dict) or benchmark is None or not benchmark.checks:
@@ -618,7 +624,15 @@ def _rel(path: Path, root: Path) -> str:
 
 def write_view(root: Path, out: Path | None = None, iters: int = stats.ITERS) -> Path:
     root = Path(root).resolve()
-    runs = find_runs(root)
+    if root.is_file():  # sci-agree's disagreements.jsonl: just those items, a source each
+        from sci_tasks.agree.view import disagreement_runs
+
+        runs = disagreement_runs(root)
+        if not runs:
+            raise ValueError(f"{root}: no item on which the sources differ, nothing to show")
+        out = Path(out) if out else root.with_suffix(".html")
+    else:
+        runs = find_runs(root)
     if not runs:
         raise ValueError(
             f"no samples_*.jsonl under {root}: run lm_eval / sci-eval with --log_samples"
@@ -633,14 +647,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="sci-view", description=(__doc__ or "").splitlines()[0].split(": ", 1)[-1]
     )
-    parser.add_argument("path", type=Path, help="a run, sweep or lm_eval --output_path folder")
+    parser.add_argument(
+        "path", type=Path,
+        help="a run, sweep or lm_eval --output_path folder, or sci-agree's disagreements.jsonl",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, default=None, help=f"page to write (PATH/{OUT_NAME})")
     parser.add_argument(
         "--iters", type=int, default=stats.ITERS, help="bootstrap resamples for the ± figures"
     )
     args = parser.parse_args(None if argv is None else list(argv))
-    if not args.path.is_dir():
-        parser.error(f"{args.path} is not a folder")
+    if not (args.path.is_dir() or args.path.is_file()):
+        parser.error(f"{args.path} is not a folder or a disagreements.jsonl file")
     try:
         print(write_view(args.path, args.out, args.iters))
     except ValueError as exc:

@@ -96,7 +96,7 @@ def kind(command: Command) -> str:
     return "unchecked"
 
 
-POST_RUN = ("sci-report", "sci-leaderboard", "sci-view")
+POST_RUN = ("sci-report", "sci-leaderboard", "sci-view", "sci-agree")
 README_SWEEP = "sci-eval-sweeps/pilot/"  # the README's sweep (sweep_name=pilot)
 README_JUDGE = "http://127.0.0.1:11434/v1"  # its judge: the same (Ollama's) server
 COMMANDS = readme_commands()
@@ -411,6 +411,12 @@ def test_replay_report_leaderboard_and_view_run_on_the_sweeps_output(pilot: Pilo
         printed = run_readme(Command(text, command.env), pilot.workdir, pilot.chat_url)
         if "--replay" in text:
             assert "limit=1: NOT a full run" in printed and "bundled" in printed, printed
+        if text.startswith("sci-agree export"):  # a labeller fills the sheet: 1, 0, 1, ...
+            sheet = pilot.workdir / text.split("--out", 1)[1].split()[0]
+            lines = [json.loads(line) for line in sheet.read_text("utf-8").splitlines()]
+            assert lines and all(line["label"] is None for line in lines)
+            labelled = [{**line, "label": 1 - i % 2} for i, line in enumerate(lines)]
+            sheet.write_text("".join(json.dumps(line) + "\n" for line in labelled), "utf-8")
     run = max(runs.iterdir())
     # the results layout the README states: <time>_<model>/<model>/results_*.json, ...
     model = safe_name(manifest.read(job)["config"]["model"]["name"])
@@ -422,6 +428,10 @@ def test_replay_report_leaderboard_and_view_run_on_the_sweeps_output(pilot: Pilo
     assert list((pilot.sweep / "leaderboard").iterdir()), "sci-leaderboard wrote nothing"
     assert (run / "sci-view.html").stat().st_size > 1000
     assert (pilot.workdir / "view.html").stat().st_size > 1000
+    # sci-agree's table and the page of its disagreements, as the README says
+    header = (pilot.workdir / "agreement" / "agreement.csv").read_text("utf-8").splitlines()[0]
+    assert header == "constraint,n,agreement,kappa,kappa_low,kappa_high"
+    assert (pilot.workdir / "agreement" / "disagreements.html").stat().st_size > 1000
 
 
 # -- the embedded default, the one real-model run -------------------------------------------

@@ -3,8 +3,8 @@ its shape as the issue asks for it, and the agreement the checkers reach on it, 
 change of a reading rule that loses verdicts on real replies fails here.
 
 The floors are the figures measured when the corpus was made (issue 28), a little under:
-the development part, on which the rules were fixed, and the two held-out sets, each read
-once at the end of a round (their figures are the honest ones; benchmarks/realistic/README.md).
+the development parts, on which the rules were fixed, and the held-out sets, each read once
+at the end of a round (their figures are the honest ones; benchmarks/realistic/README.md).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def test_the_corpus_has_the_shape_the_issue_asks_for() -> None:
     per_constraint = Counter(canonical_name(label["constraint"]) for label in labels)
     # the spec's 42 (the catalogue's extra released name, in_paper "no", has 2)
     assert min(per_constraint[n] for n, c in CONSTRAINTS.items() if c.in_catalogue) >= 5
-    held_out = [q for q in questions.values() if q["split"] != "dev"]
+    held_out = [q for q in questions.values() if q["split"].startswith("heldout")]
     assert 0.33 <= len(held_out) / len(questions) <= 0.50
 
 
@@ -75,6 +75,8 @@ def _agreement(items: list, split: str) -> tuple[float, float]:
 def test_rule_decided_verdicts_agree_with_the_labels_as_measured(items: list) -> None:
     dev_agree, dev_false_pass = _agreement(items, "dev")
     assert dev_agree >= 0.96 and dev_false_pass <= 0.02, (dev_agree, dev_false_pass)
+    dev3_agree, dev3_false_pass = _agreement(items, "dev3")  # round three's worked-on half
+    assert dev3_agree >= 0.87 and dev3_false_pass <= 0.02, (dev3_agree, dev3_false_pass)
     for part in ("heldout1", "heldout2"):
         agree, false_pass = _agreement(items, part)
         assert agree >= 0.80 and false_pass <= 0.03, (part, agree, false_pass)

@@ -86,10 +86,12 @@ def test_unknown_and_unchecked_constraints_are_unscored_by_name() -> None:
 
 
 def test_register_refuses_names_outside_the_catalogue_and_duplicates() -> None:
+    before = registry.registered()["general_json_constraint"]  # loads every checker first
     with pytest.raises(KeyError):
         registry.register("general_made_up")
     with pytest.raises(KeyError):
         registry.register("general_json_constraint")(lambda inp: None)
+    assert registry.registered()["general_json_constraint"] is before  # nothing replaced
 
 
 def _catalogue_rows() -> list[dict[str, str]]:

@@ -27,6 +27,7 @@ from collections.abc import Callable
 
 from sci_tasks.metrics.constraints.answers import (
     ANSWER_MARKER_RE,
+    code_blocks,
     final_answer,
     last_answer_marker,
 )
@@ -34,6 +35,7 @@ from sci_tasks.metrics.constraints.base import (
     CheckInput,
     register,
 )
+from sci_tasks.metrics.constraints.options import read_options
 from sci_tasks.metrics.constraints.text import (
     Span,
     clean_parameters,
@@ -77,13 +79,16 @@ _QUESTION_POSITION_RE = re.compile(
     r"\b(?:at|in|to|near|toward|towards)[ \t]+the[ \t]+(?:very[ \t]+)?"
     r"(beginning|start|top|middle|center|centre|end|bottom)\b"
     r"|\b(begin|start|open|end|conclude|finish|close)[ \t]+(?:your[ \t]+|the[ \t]+)?"
-    r"(?:response|answer|output|reply|explanation|solution)[ \t]+with\b",
+    r"(?:response|answer|output|reply|explanation|solution)[ \t]+with\b"
+    r"|\b(?:very[ \t]+)?(first|last)[ \t]+(?:line|sentence)[ \t]+of[ \t]+(?:your|the)[ \t]+"
+    r"(?:response|answer|output|reply)\b",
     re.I,
 )
 # Sentences that place the answer: "answer", "result", or what the answer is here ("State
 # the label at the beginning of your response").
 _ANSWER_SENTENCE_RE = re.compile(
-    r"\b(?:answer|result|conclusion|label|choice|option|classification|verdict)s?\b", re.I
+    r"\b(?:answer|result|conclusion|label|choice|option|classification|verdict)s?\b|\bchosen\b",
+    re.I,
 )
 _BOXED_START_RE = re.compile(r"\\(?:boxed|fbox)\b")
 _SENTENCE_BREAK_RE = re.compile(r"(?<=[.!?])\s+")
@@ -98,8 +103,20 @@ def _required_position(params: str, question: str) -> tuple[set[str], str]:
     found = set()
     for sentence in sentences_matching(question, _ANSWER_SENTENCE_RE):
         for m in _QUESTION_POSITION_RE.finditer(sentence):
-            found.add(_POSITIONS[(m.group(1) or m.group(2)).lower()])
+            found.add(_POSITIONS[(m.group(1) or m.group(2) or m.group(3)).lower()])
     return found, "question"
+
+
+def opening_answer(response: str, params: str, question: str) -> str | None:
+    """The reply's first line (a title before it skipped) when the requirement places the
+    answer at the beginning ("State the chosen category as the very first line"); else None."""
+    positions, _ = _required_position(params, question)
+    if positions != {"beginning"}:
+        return None
+    units = _units(response)
+    if len(units) > 1 and _is_title(units[0]):
+        units = units[1:]
+    return units[0].text if units else None
 
 
 def _units(response: str) -> list[Span]:
@@ -199,6 +216,14 @@ def response_structure(inp: CheckInput) -> Verdict:
         # No marker: a sentence stating the quantity the question asks for ("Find its
         # speed" -> "The speed is 7.7 m/s.") is the answer statement an evaluator sees.
         occurrences, stated = _statements_of_asked(response, inp.question or "")
+    if not occurrences and position == "beginning":
+        # ... and so is an opening that names one of the question's options or bolds its
+        # result ("this cyclone is a **Category 3** storm.")
+        occurrences = _named_results(response, inp.question or "")
+    if not occurrences and position == "end":
+        block = _closing_structured_block(response)
+        if block:
+            return Verdict.passed(f"final answer at the end: the reply ends with {block}")
     if not occurrences:
         return Verdict.failed(
             "no final-answer marker (Final answer:/Answer:/The answer is/\\boxed)"
@@ -262,6 +287,47 @@ def response_structure(inp: CheckInput) -> Verdict:
     return Verdict.failed(
         f"final answer not at the {position}: found on {kind}(s) {seen} of {len(units)}"
     )
+
+
+# A bold result, not a label ("**Step 1:**", "**Given:**") or a heading's bold.
+_BOLD_RE = re.compile(r"\*\*([^*\n]{2,120})\*\*")
+
+
+def _named_results(response: str, question: str) -> list[tuple[int, int]]:
+    """Where the reply names one of the question's options (its CHOICE LIST or lettered
+    options) or bolds a result, outside headings and labels ending in a colon."""
+    found = []
+    for m in _BOLD_RE.finditer(response):
+        line_start = response.rfind("\n", 0, m.start()) + 1
+        line_end = response.find("\n", m.end())
+        line = response[line_start : len(response) if line_end < 0 else line_end]
+        if line.lstrip().startswith("#") or m.group(1).rstrip().endswith((":", "：")):
+            continue
+        found.append((m.start(), m.end()))
+    options, _ = read_options("", question)
+    for option in options:
+        text = option.text or option.label
+        if len(text) >= 2:
+            found += [
+                (m.start(), m.end())
+                for m in re.finditer(rf"(?<!\w){re.escape(text)}(?!\w)", response, re.I)
+            ]
+    return sorted(found)
+
+
+# A run of tuple lines, or a fenced block, that ends the reply: the structured answer a
+# question asked to place at the end ("place the triples at the end of your response").
+_TUPLE_LINES_RE = re.compile(r"(?:^[ \t]*[-*]?[ \t]*\([^\n]*\)[ \t]*[,;.]?[ \t]*$\n?){2,}\Z", re.M)
+
+
+def _closing_structured_block(response: str) -> str:
+    text = response.rstrip()
+    if _TUPLE_LINES_RE.search(text):
+        return "its lines of tuples"
+    blocks = code_blocks(text)
+    if blocks and blocks[-1].closed and text.endswith(("```", "~~~")):
+        return "a fenced block"
+    return ""
 
 
 _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n")

@@ -315,7 +315,7 @@ def code_blocks(text: str) -> list[CodeBlock]:
 # "return only ...", "your entire response", "nothing else": the reply is the format alone
 ONLY_FORMAT_RE = re.compile(
     r"\bonly\b|\bentire[ \t]+(?:response|reply|answer|output)\b"
-    r"|\bwhole[ \t]+(?:response|reply|output)\b|\bnothing[ \t]+else\b"
+    r"|\bwhole[ \t]+(?:response|reply|output)\b|\bnothing[ \t]+(?:else|but|except)\b"
     r"|\bno[ \t]+(?:other|additional|extra)[ \t]+(?:text|explanation|prose|commentary)\b"
     r"|\bwithout[ \t]+(?:any[ \t]+)?(?:other[ \t]+|additional[ \t]+|extra[ \t]+)?"
     r"(?:text|explanation|prose|commentary)\b|\bexclusively\b",

@@ -3,7 +3,8 @@
 One row per constraint: canonical name, the paper's functional group, domain (``general`` or
 the discipline), how compliance is decided (kind), whether the paper's catalogue lists it
 (``in_paper``: ``no`` for names the released data scores although the paper does not list
-them), and the spellings the released files use for it (``released_aliases``, ``;``-separated).
+them), the spellings the released files use for it (``released_aliases``, ``;``-separated),
+and what it requires in one line (``requirement``: what a labeller reads, ``sci-agree export``).
 Nothing else in the project keeps a list of constraint names.
 """
 
@@ -17,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 CATALOGUE_FILE = Path(__file__).with_name("catalogue.csv")
-COLUMNS = ("name", "group", "domain", "kind", "in_paper", "released_aliases")
+COLUMNS = ("name", "group", "domain", "kind", "in_paper", "released_aliases", "requirement")
 
 
 class Group(str, Enum):
@@ -51,6 +52,7 @@ class Constraint:
     kind: Kind
     in_catalogue: bool
     domain: str
+    requirement: str = ""  # one line, as the spec's catalogue states it
 
 
 def _row(line: int, row: dict[str, str]) -> tuple[Constraint, list[str]]:
@@ -65,7 +67,8 @@ def _row(line: int, row: dict[str, str]) -> tuple[Constraint, list[str]]:
     if row["in_paper"] not in ("yes", "no"):
         raise ValueError(f"{where}: in_paper must be yes or no, got {row['in_paper']!r}")
     aliases = [a.strip() for a in row["released_aliases"].split(";") if a.strip()]
-    return Constraint(name, group, kind, row["in_paper"] == "yes", domain), aliases
+    requirement = (row.get("requirement") or "").strip()
+    return Constraint(name, group, kind, row["in_paper"] == "yes", domain, requirement), aliases
 
 
 def read_catalogue(path: Path = CATALOGUE_FILE) -> tuple[dict[str, Constraint], dict[str, str]]:

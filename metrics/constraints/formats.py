@@ -154,6 +154,10 @@ def _literal_check(inp: CheckInput, keyword: re.Pattern[str], kind: type, name: 
         if not isinstance(value, kind) or (kind is tuple and not text.startswith("(")):
             return Verdict.failed(f"{where} is a Python {type(value).__name__}, not a {name}")
         size = plural(len(value), "item")  # type: ignore[arg-type]
+        if count is not None and len(value) != count[0]:  # type: ignore[arg-type]
+            return Verdict.failed(
+                f"{where} is a Python {name} of {size}; {count[0]} required (from the {count[1]})"
+            )
         if item_kind is not None:
             wrong = [v for v in value if not isinstance(v, item_kind[0])]  # type: ignore[attr-defined]
             if wrong or not value:
@@ -165,6 +169,7 @@ def _literal_check(inp: CheckInput, keyword: re.Pattern[str], kind: type, name: 
         return Verdict.passed(f"{where} is a Python {name} of {size}")
 
     item_kind = _item_kind(clean_parameters(inp.parameters), inp.question or "", name)
+    count = _required_size(clean_parameters(inp.parameters), inp.question or "", name)
     return _first_valid(inp, keyword, _PY_LANGS, check, "[" if kind is list else "(")
 
 
@@ -181,6 +186,28 @@ def _item_kind(params: str, question: str, name: str) -> tuple[type, str, str] |
         if m and m.group(1).lower() == name:
             word = m.group(2).lower()
             return _ITEM_KINDS[word], "dict" if word == "dictionarie" else word, source
+    return None
+
+
+_NUMBER_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split()
+)}  # fmt: skip
+# "a Python list of 3 strings", "a tuple of two values": the number of items is the format's
+_SIZED_RE = re.compile(
+    r"\b(list|tuple)[ \t]+of[ \t]+(?:exactly[ \t]+)?([0-9]{1,2}|"
+    + "|".join(_NUMBER_WORDS)
+    + r")[ \t]+(?:[a-z-]+[ \t]+){0,2}?(?:strings?|items?|elements?|values?|entries|names?|"
+    r"numbers?|tuples?|lists?|dicts?|dictionaries|floats?|integers?)\b",
+    re.I,
+)
+
+
+def _required_size(params: str, question: str, name: str) -> tuple[int, str] | None:
+    for text, source in ((params, "parameters"), (question, "question")):
+        for m in _SIZED_RE.finditer(text):
+            if m.group(1).lower() == name:
+                word = m.group(2).lower()
+                return (int(word) if word.isdigit() else _NUMBER_WORDS[word]), source
     return None
 
 

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import re
 
+from sci_tasks.metrics.constraints.answer_position import opening_answer
 from sci_tasks.metrics.constraints.answers import (
     scoped_text,
 )
@@ -294,6 +295,10 @@ def choose_from(inp: CheckInput) -> Verdict:
         return Verdict.unscored("options to choose from not found in parameters or question")
     text, where = scoped_text(inp.response, input_scope(inp, CHOICE_KEY, default="final"))
     named, how = chosen_options(options, text)
+    opening = opening_answer(inp.response, clean_parameters(inp.parameters), inp.question or "")
+    if not named and opening is not None:  # the question put the choice on the first line
+        text, where = opening, "the first line (where the question puts the answer)"
+        named, how = chosen_options(options, text)
     if not named:
         named, how = same_molecule(options, text), " (the same molecule, written differently)"
     if len(named) == 1:

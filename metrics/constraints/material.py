@@ -524,8 +524,15 @@ def _continuous_prediction(inp: CheckInput, params: str, question: str, source: 
             return Verdict.passed(
                 f"numerical value {found[-1].number} with unit {shown!r} in {where}"
             )
+    if not any(q.units for q in found):
+        # a bare number answers "give a single numerical value, expressed in eV" ({"band_gap":
+        # 4.45}); whether the unit is written is the unit constraint's question
+        return Verdict.passed(
+            f"numerical value in {where}: {found[-1].number} (no unit written; "
+            f"{req.show()} asked, from the {req.source})"
+        )
     return Verdict.failed(
-        f"value {found[-1].number} in {where} lacks the unit {req.show()} (from the {req.source})"
+        f"value {found[-1].number} in {where} is not in {req.show()} (from the {req.source})"
     )
 
 

@@ -133,8 +133,7 @@ def _fields(body: str, template: _Template) -> list[str] | None:
     """Split ``body`` with the template's separators; None when malformed."""
     s1, s2 = template.sep1.strip(), template.sep2.strip()
     if s1 == s2 == ",":
-        quoted = "'" in body or '"' in body
-        parts = _split_quoted(body, ",") if quoted else body.split(",")
+        parts = _split_quoted(body, ",")
     else:
         i = body.find(s1)
         if i < 0:
@@ -152,16 +151,20 @@ def _fields(body: str, template: _Template) -> list[str] | None:
 
 
 def _split_quoted(text: str, sep: str) -> list[str]:
+    """``text`` split at ``sep`` outside quotes and never between two digits: a locant list
+    ("fructose 1,6-bisphosphate", "2,4-dinitrophenol") is one field."""
     parts, current, quote = [], [], ""
-    for ch in text:
+    for i, ch in enumerate(text):
         if quote:
             current.append(ch)
             if ch == quote:
                 quote = ""
-        elif ch in "\"'":
+        elif ch in "\"'" and not (current and current[-1].isalnum()):  # not "5'-end"
             quote = ch
             current.append(ch)
-        elif ch == sep:
+        elif ch == sep and not (
+            0 < i < len(text) - 1 and text[i - 1].isdigit() and text[i + 1].isdigit()
+        ):
             parts.append("".join(current))
             current = []
         else:
@@ -267,7 +270,7 @@ def _named_tuple_in(text: str, need_cue: bool) -> _NamedTuple | None:
             continue
         if need_cue and not _TUPLE_CUE_RE.search(text[max(0, m.start() - 60) : m.start()]):
             continue
-        fields = tuple(f.strip() for f in body.split(","))
+        fields = tuple(f.strip() for f in _split_quoted(body, ","))
         if all(0 < len(f.split()) <= 4 for f in fields):
             return _NamedTuple(opener, closer, fields)
     return None
@@ -328,8 +331,7 @@ def _named_tuple_verdict(inp: CheckInput, tpl: _NamedTuple, params: str, source:
     good: list[str] = []
     bad: list[str] = []
     for group in groups:
-        quoted = "'" in group or '"' in group
-        parts = _split_quoted(group, ",") if quoted else group.split(",")
+        parts = _split_quoted(group, ",")
         fields = [p.strip().strip("\"'`“”‘’").strip() for p in parts]
         (good if len(fields) == n and all(fields) else bad).append(group)
     fmt = f"{tpl.show()!r} (from the {source})"

@@ -31,8 +31,9 @@ numbers in scope (degenerate text): unscored.
 from __future__ import annotations
 
 import ast
+import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from sci_tasks.metrics.constraints.answers import code_blocks, final_answer
@@ -183,22 +184,35 @@ MAX_LISTED_UNITS = 64
 
 def _units_in_parameters(params: str) -> list[Unit]:
     text = _PARAM_LEAD_RE.sub("", params.strip()).strip(" .;\"'`")
-    whole = parse_unit(text)
+    whole = _unit_of_piece(text)
     if whole:
-        return [whole[0]]
-    m = re.fullmatch(r"(.+?)[ \t]*\(([^()]+)\)", text)  # "grams (g)", "kJ/mol (kilojoules ...)"
-    if m and len(m.group(1).split()) <= 4:  # a unit name, not a sentence ending in "(°C)"
-        a, b = parse_unit(m.group(1)), parse_unit(m.group(2))
-        if a or b:
-            return [(b or a)[0]]
+        return [whole]
     parts = [p for p in re.split(r"[ \t]*(?:[,;]|\band\b)[ \t]*", text) if p.strip()]
     if 1 < len(parts) <= MAX_LISTED_UNITS:
-        found = [parse_unit(p) for p in parts]
+        # "millimoles (mmol) for amounts, moles per litre (mol/L) for concentrations"
+        found = [[u] if (u := _unit_of_piece(_FOR_KIND_RE.sub("", p))) else [] for p in parts]
         # a piece that is no unit and reads as prose ("the coefficient is unity") is a
         # remark beside the units, not a unit
         if any(found) and all(f or len(p.split()) >= 3 for f, p in zip(found, parts, strict=True)):
             return [f[0] for f in found if f]
     return []
+
+
+_FOR_KIND_RE = re.compile(r"[ \t]+for[ \t]+(?:the[ \t]+)?[a-z][a-z -]*$", re.I)
+
+
+def _unit_of_piece(text: str) -> Unit | None:
+    """The unit a piece of the parameters names: "kJ/mol", "grams (g)", "kJ/mol (kilojoules
+    per mole)"."""
+    whole = parse_unit(text)
+    if whole:
+        return whole[0]
+    m = re.fullmatch(r"(.+?)[ \t]*\(([^()]+)\)", text)
+    if m and len(m.group(1).split()) <= 4:  # a unit name, not a sentence ending in "(°C)"
+        a, b = parse_unit(m.group(1)), parse_unit(m.group(2))
+        if a or b:
+            return (b or a)[0]
+    return None
 
 
 _MOLECULE_RE = re.compile(r"[A-Z][a-z]?[0-9]")
@@ -355,7 +369,10 @@ def answer_statement(response: str) -> tuple[str, str] | None:
         lead = re.sub(r"\\(?:boxed|fbox|BOXED)[ \t]*\{$", "", response[start : span.start])
         if not lead.strip(" \t\n$\\[(") and blank:
             before = list(_BLANK_LINE_RE.finditer(response, 0, blank[-1].start()))
-            start = before[-1].end() if before else 0
+            intro = before[-1].end() if before else 0
+            # a sentence introduces it; a displayed equation before it is the working
+            if _DISPLAY_MATH_RE.sub("", response[intro : blank[-1].start()]).strip():
+                start = intro
         return response[start:end], "the answer statement"
     heading = _HEADING_RE.search(response, span.end + 1)
     end = heading.start() if heading else len(response)
@@ -363,15 +380,20 @@ def answer_statement(response: str) -> tuple[str, str] | None:
 
 
 def _literal_of_numbers(text: str) -> bool:
-    """A Python / JSON literal (tuple, list) whose numbers are bare number values."""
+    """A Python / JSON literal (tuple, list, dict) with bare number values."""
     body = text.strip()
-    if not body or body[0] not in "([" or body[-1] not in ")]":
+    if not body or body[0] not in "([{" or body[-1] not in ")]}":
         return False
     try:
         value = ast.literal_eval(body)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        try:
+            value = json.loads(body)
+        except (ValueError, RecursionError):
+            return False
+    items = list(value.values()) if isinstance(value, dict) else value
+    if not isinstance(items, (tuple, list)):
         return False
-    items = value if isinstance(value, (tuple, list)) else [value]
     return any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items)
 
 
@@ -389,25 +411,89 @@ def check_units(inp: CheckInput) -> Verdict:
     verdict = _check_units(inp, req, whole)
     if verdict.score != 0.0 or whole:
         return verdict
-    # the final answer's own line lacks the unit: the answer statement around it may carry
-    # it ("The route is 6.2 miles long: \boxed{6.2}"), for the same number
-    statement = answer_statement(inp.response)
+    # the final answer's own line lacks the unit: the reply may state it for the same value
     region = answer_region(inp.response)
-    if region is not None and _literal_of_numbers(region[0]):
-        # a tuple / list of bare numbers cannot hold units: the values as the working
-        # states them, with their unit, are the answer's (("XRD", 0.2354, 24.02) after
-        # "d ≈ 0.2354 nm")
-        statement = (inp.response, "the response, for the values of the structured answer")
-    if statement is None or region is None or req.si or req.dimensionless:
+    if region is None or req.si or req.dimensionless:
         return verdict
     try:
         own = quantities(clean_unit_text(region[0]))
-        found = quantities(clean_unit_text(statement[0]))
     except TooManyNumbers:
         return verdict
-    if any(q.units for q in own):  # the answer gives a unit, and it is not the required one
-        return verdict
+    if any(q.units for q in own):
+        # a unit per kind of quantity ("eV for energies, V for the potential"): the answer
+        # gives one of them, the reply's other reported values the rest
+        if len(req.units) > 1 and any(carries(q.units, req.units) for q in own):
+            return _each_unit_in_reply(inp.response, req, verdict)
+        return verdict  # the answer gives a unit, and it is not the required one
+    if len(req.units) > 1:
+        # units per kind of quantity ("mmol for amounts, mol/L for concentrations") around
+        # an answer of another kind (bare pH values): the reply states each with its values
+        each = _each_unit_in_reply(inp.response, req, verdict)
+        if each.score == 1.0:
+            return each
     numbers = [q.number for q in own]
+    for text, where in _places_stating_the_unit(inp.response, region[0], numbers):
+        if where.startswith("the sentence introducing"):
+            for shown, units in _named_units(clean_unit_text(text)):
+                if carries(units, req.units):
+                    return Verdict.passed(
+                        f"{where} names its unit {shown!r} = {req.show()}; {verdict.reason}"
+                    )
+            continue
+        hit = _same_value_in_unit(text, numbers, req)
+        if hit is not None:
+            return Verdict.passed(
+                f"{where} gives {_show_quantity(hit)} in {req.show()} "
+                f"(from the {req.source}); {verdict.reason}"
+            )
+    return verdict
+
+
+def _each_unit_in_reply(response: str, req: Requirement, verdict: Verdict) -> Verdict:
+    try:
+        found = quantities(clean_unit_text(response))
+    except TooManyNumbers:
+        return verdict
+    shown = []
+    for unit in req.units:
+        hit = next((q for q in found if carries(q.units, [unit])), None)
+        if hit is None:
+            return verdict
+        shown.append(_show_quantity(hit))
+    return Verdict.passed(
+        f"the reply states each of the units {req.show()} with its values "
+        f"({', '.join(shown)}); {verdict.reason}"
+    )
+
+
+def _places_stating_the_unit(
+    response: str, answer: str, numbers: list[str]
+) -> Iterator[tuple[str, str]]:
+    """Where a reply states the unit of a final answer that lacks it, in the order tried."""
+    statement = answer_statement(response)  # "The route is 6.2 miles long: \boxed{6.2}"
+    if statement is not None:
+        yield statement
+    if not numbers:
+        return
+    if _literal_of_numbers(answer):
+        # a tuple / list / dict of numbers cannot hold a unit: the sentence introducing it
+        # ("(activity in kBq, ...)") or the working's values stand for it
+        yield _introducing_sentence(response, answer), "the sentence introducing the answer"
+        yield response, "the response, for the values of the structured answer"
+    else:
+        # a box or "[[33.3]]" could have held the unit: the value must be stated with it in
+        # the reply's text ("the population doubles in about 33.3 years", "t ≈ 70 / 2.1 ≈
+        # 33.3 yr"), not only in a displayed equation of the working
+        prose = _DISPLAY_MATH_RE.sub(" ", response)
+        yield prose, "the reply's text, for the values of the final answer"
+
+
+def _same_value_in_unit(text: str, numbers: list[str], req: Requirement) -> Quantity | None:
+    cleaned = clean_unit_text(text)
+    try:
+        found = quantities(cleaned)
+    except TooManyNumbers:
+        return None
     for q in found:
         right = (
             bool(q.units) and family_dimension(q.units[0]) and in_family(q.units[0], req.family)
@@ -415,11 +501,39 @@ def check_units(inp: CheckInput) -> Verdict:
             else carries(q.units, req.units)
         )
         if right and (not numbers or any(_same_value(q.number, n) for n in numbers)):
-            return Verdict.passed(
-                f"{statement[1]} gives {_show_quantity(q)} in {req.show()} "
-                f"(from the {req.source}); {verdict.reason}"
-            )
-    return verdict
+            return q
+    return None
+
+
+_DISPLAY_MATH_RE = re.compile(
+    r"\\\[.*?\\\]|\$\$.*?\$\$|\\begin\{(equation|align|gather)\*?\}.*?\\end\{\1\*?\}", re.S
+)
+_IN_UNIT_RE = re.compile(r"\b(?:in|as)[ \t]+(?=\S)")
+
+
+def _named_units(text: str) -> list[tuple[str, list[Unit]]]:
+    """Units a sentence names for values it introduces: labels ("(kBq)", "unit: kBq") and
+    "<quantity> in kBq"."""
+    named = labelled_units(text)
+    for m in _IN_UNIT_RE.finditer(text):
+        units, stop = read_unit(text, m.end())
+        if units and (stop == len(text) or not text[stop].isalnum()):
+            named.append((text[m.end() : stop].strip(), units))
+    return named
+
+
+def _introducing_sentence(response: str, answer: str) -> str:
+    """The paragraph just before the final answer (its opening fence left out): "Here is the
+    result (activity in kBq, fraction remaining):"."""
+    at = response.rfind(answer)
+    if at <= 0:
+        return ""
+    before = _OPENING_FENCE_RE.sub("", response[max(0, at - 400) : at])
+    parts = _BLANK_LINE_RE.split(before.rstrip())
+    return parts[-1] if parts else ""
+
+
+_OPENING_FENCE_RE = re.compile(r"(?:```|~~~)[\w+-]*[ \t]*\n?[ \t]*$")
 
 
 def _check_units(inp: CheckInput, req: Requirement, whole: bool) -> Verdict:
