@@ -52,8 +52,15 @@ Scores = Sequence[float | None]  # one sample's constraint scores, None = unscor
 Log = Sequence[Mapping[str, Any]]  # one sample's constraint verdicts as logged (see below)
 
 SOURCES = ("original", "core_task", "added_general")
-# with a correctness jury: agreement between its jurors (per sample: the jurors' grades)
-JURY_METRICS = {"correct_agreement": percent_agreement, "correct_kappa": fleiss_kappa}
+# with a jury: agreement between its jurors, per role (per sample: the jurors' grades of its
+# correctness; the jurors' votes on each of its judged constraints)
+JURY_METRICS = {
+    "correctness": {"correct_agreement": percent_agreement, "correct_kappa": fleiss_kappa},
+    "constraints": {
+        "constraints_agreement": percent_agreement,
+        "constraints_kappa": fleiss_kappa,
+    },
+}
 
 
 def check_inputs(doc: dict[str, Any], response: str) -> list[tuple[str, CheckInput]]:
@@ -331,8 +338,16 @@ def process_results(
     ``nanmean``), the parts each ratio needs, and the sample's detail (every constraint's
     verdict, the correctness grade) in ``record`` only, which the samples log shows."""
     judge = client_for(settings.judge)  # the task's judges (sci_tasks.task.SciTask)
-    verdicts = score_sample(doc, results[0], judge)
-    log = constraint_log(doc, verdicts)
+    agreement: dict[str, Any] = {}
+    constraints_jury = settings.jury("constraints")
+    if constraints_jury is None:
+        log = constraint_log(doc, score_sample(doc, results[0], judge))
+    else:
+        from sci_tasks.metrics.constraint_jury import constraint_log_by_jury
+
+        inputs = check_inputs(doc, results[0])
+        log, items = constraint_log_by_jury(doc, inputs, constraints_jury)
+        agreement = dict.fromkeys(JURY_METRICS["constraints"], items)
     rules_only = cascaded(doc, results[0], log, settings, judge)
     scores = scores_of(log)
     unscored = sum(s is None for s in scores)
@@ -345,11 +360,10 @@ def process_results(
     jury = settings.jury()
     if jury is None:
         correctness = grade_correctness(doc, results[0], client_for(grader), protocol)
-        agreement = {}
     else:
         correctness = grade_by_jury(doc, results[0], jury, protocol)
         grades = [v["grade"] for v in correctness["jurors"]]
-        agreement = {metric: grades for metric in JURY_METRICS}
+        agreement |= dict.fromkeys(JURY_METRICS["correctness"], grades)
     return {
         **agreement,
         **rules_only,
@@ -363,7 +377,7 @@ def process_results(
         **by_source,
         "unscored": unscored,
         "unscored_rate": {"unscored": unscored, "total": len(scores)},
-        "unknown_constraints": [v.name for v in verdicts if v.constraint is None],
+        "unknown_constraints": [v["name"] for v in log if v["constraint"] is None],
         "bundled_samples": float(bool(doc.get("bundled_sample"))),
         "record": {"constraints": log, "correctness": correctness},
     }

@@ -60,8 +60,9 @@ class RunSettings:
     correctness: CorrectnessJudge | None = None
     image_budget: ImageBudget = field(default_factory=ImageBudget)
     options: Mapping[str, Any] = field(default_factory=dict)
-    # the other roles' judges, where given (SciGen's ``verification``, ``rubric``; None: none)
-    roles: Mapping[str, JudgeConfig | None] = field(default_factory=dict)
+    # the other roles' judges, where given (SciGen's ``verification``, ``rubric``; None: none),
+    # and the constraints role's jury when it has one (``judges.JURY_ROLES``)
+    roles: Mapping[str, JudgeConfig | Jury | None] = field(default_factory=dict)
 
     @classmethod
     def of_task(
@@ -92,11 +93,27 @@ class RunSettings:
     def judge_of(self, role: str) -> JudgeConfig | None:
         """The judge of a role other than correctness: its own where given, else the
         constraint judge (so ``judge=`` alone still serves SciGen-Verify and -Rubric)."""
-        return self.roles[role] if role in self.roles else self.judge
+        if role not in self.roles:
+            return self.judge
+        from sci_tasks.metrics.judge.jury import Jury
 
-    def jury(self) -> Jury | None:
-        """The correctness role's jury, when it has one (``metrics.judge.jury``)."""
-        return self.correctness.jury if self.correctness is not None else None
+        given = self.roles[role]
+        return None if isinstance(given, Jury) else given
+
+    def jury(self, role: str = "correctness") -> Jury | None:
+        """A role's jury, when it has one (``metrics.judge.jury``): the correctness role's
+        is in its ``CorrectnessJudge``, the constraints role's in ``roles``."""
+        if role == "correctness":
+            return self.correctness.jury if self.correctness is not None else None
+        from sci_tasks.metrics.judge.jury import Jury
+
+        given = self.roles.get(role)
+        return given if isinstance(given, Jury) else None
+
+    def juries(self) -> dict[str, Jury]:
+        """Every role's jury, by role."""
+        roles = ("correctness", *self.roles)
+        return {r: jury for r in roles if (jury := self.jury(r)) is not None}
 
     def public(self) -> dict[str, Any]:
         """The settings as results may show them (no key: only the key's variable name)."""

@@ -37,13 +37,14 @@ from sci_tasks import benchmarks, manifest
 from sci_tasks.data.jsonl import read_logged
 from sci_tasks.data.locate import samples_dir
 from sci_tasks.metrics import judge as judges
-from sci_tasks.metrics.judge import CorrectnessJudge, JudgeConfig
+from sci_tasks.metrics.judge import CorrectnessJudge, JudgeConfig, Jury
 from sci_tasks.metrics.judge import usage as judge_usage
 from sci_tasks.outputs import write_json, write_jsonl
 from sci_tasks.run_settings import RunSettings
 
 log = logging.getLogger("sci_tasks.score")
-Roles = dict[str, JudgeConfig | None]  # the judges of roles beyond SciMIF's two, where given
+# the judges of roles beyond SciMIF's two, where given, and a constraints jury
+Roles = dict[str, JudgeConfig | Jury | None]
 _RESULTS = re.compile(r"^results_(?P<ts>.+)\.json$")
 
 

@@ -50,8 +50,11 @@ def setting_metrics(scorer: Any, settings: RunSettings) -> dict[str, Any]:
     if getattr(scorer, "__module__", "") != scimif.__name__:
         return {}
     added: dict[str, Any] = {}
-    if settings.jury() is not None:
-        added |= scimif.JURY_METRICS
+    juries = settings.juries()
+    for role in juries:
+        added |= scimif.JURY_METRICS[role]
+    if cascades and "constraints" in juries:
+        raise ValueError("a cascade with a constraints jury is not supported yet")
     if cascades:
         from lm_eval.api.registry import get_aggregation
 

@@ -14,7 +14,8 @@ and ``correctness_judge`` are the shorthands of the two SciMIF roles, and
 ``SCI_TASKS_JUDGE_*`` / ``SCI_TASKS_CORRECTNESS_JUDGE_*`` their environment. The other
 roles are those the benchmarks declare (``Benchmark.judge_roles``: SciGen's
 ``verification``, ``rubric``), each with ``SCI_TASKS_<ROLE>_JUDGE_*``; a role not given is
-answered by the constraint judge. The correctness role may be a jury (``jury.py``).
+answered by the constraint judge. The correctness and constraints roles may be juries
+(``jury.py``; a constraints jury is in ``RunSettings.roles``).
 
 SciMIF answer correctness has a judge role of its own: the correctness judge
 (``resolve_correctness``: ``metadata["correctness_judge"]``, the same settings as ``judge``
@@ -138,13 +139,22 @@ def known_roles() -> tuple[str, ...]:
     return tuple(dict.fromkeys((*ROLES, *benchmarks.judge_roles())))
 
 
+# the roles other than correctness (its jury is in ``CorrectnessJudge``) a jury may answer
+JURY_ROLES = ("constraints",)
+
+
 def resolve_roles(
     metadata: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
-) -> dict[str, JudgeConfig | None]:
+) -> dict[str, JudgeConfig | Jury | None]:
     """The judges of the roles other than ``constraints`` and ``correctness`` that are given
-    (``metadata["judges"][role]``, null: no judge; else ``SCI_TASKS_<ROLE>_JUDGE_*``); a
-    role not given is answered by the constraints judge (``RunSettings.judge_of``)."""
-    out: dict[str, JudgeConfig | None] = {}
+    (``metadata["judges"][role]``, null: no judge; else ``SCI_TASKS_<ROLE>_JUDGE_*``), and a
+    jury of the constraints role (``JURY_ROLES``: ``judges.constraints.jury``, else
+    ``SCI_TASKS_JUDGE_JURY`` as JSON); a role not given is answered by the constraints judge
+    (``RunSettings.judge_of``)."""
+    out: dict[str, JudgeConfig | Jury | None] = {}
+    for role in JURY_ROLES:
+        if (jury := _jury_of(metadata, environ, role)) is not None:
+            out[role] = jury
     for role in known_roles():
         if role in ROLES:
             continue
@@ -155,13 +165,41 @@ def resolve_roles(
             if (found := JudgeConfig.from_env(environ, prefix)) is not None:
                 out[role] = found
             continue
-        if settings and (not isinstance(settings, Mapping) or "jury" in settings):
-            raise ValueError(
-                f'"judges.{role}" must be an object of judge settings (a jury is supported '
-                "for the correctness role only, so far)"
-            )
+        if settings and isinstance(settings, Mapping) and "jury" in settings:
+            raise ValueError(f"judges.{role}: a jury is not supported for the {role} role yet")
+        if settings and not isinstance(settings, Mapping):
+            raise ValueError(f'"judges.{role}" must be an object of judge settings')
         out[role] = JudgeConfig.from_mapping(settings) if settings else None
     return out
+
+
+def _jury_of(
+    metadata: Mapping[str, Any] | None, environ: Mapping[str, str] | None, role: str
+) -> Jury | None:
+    """``role``'s jury (constraints: ``judges.constraints`` or ``judge``, else
+    ``SCI_TASKS_JUDGE_JURY`` / ``..._COMBINE``), None when its judge is a single one."""
+    try:
+        settings = role_settings(metadata, role, "judge")
+    except KeyError:
+        env = os.environ if environ is None else environ
+        given = env.get("SCI_TASKS_JUDGE_JURY")
+        if not given:
+            return None
+        try:
+            settings = {"jury": json.loads(given), "combine": env.get("SCI_TASKS_JUDGE_COMBINE")}
+        except ValueError as exc:
+            raise ValueError(f"SCI_TASKS_JUDGE_JURY is not JSON: {exc}") from None
+    if not isinstance(settings, Mapping) or "jury" not in settings:
+        return None
+    beside = sorted(set(settings) - {"jury", "combine"})
+    if beside:
+        raise ValueError(
+            f"judges.{role}: a jury's settings go in each juror, not beside it: {', '.join(beside)}"
+        )
+    try:
+        return Jury.from_mapping(settings["jury"], settings.get("combine"))
+    except ValueError as exc:
+        raise ValueError(f"judges.{role}: {exc}") from None
 
 
 def resolve(
@@ -178,8 +216,8 @@ def resolve(
         return None
     if not isinstance(settings, Mapping):
         raise ValueError('--metadata "judge" must be an object of judge settings')
-    if "jury" in settings:
-        raise ValueError("a jury is supported for the correctness role only (so far)")
+    if "jury" in settings:  # several judges: ``resolve_roles`` has them
+        return None
     return JudgeConfig.from_mapping(settings)
 
 
@@ -241,6 +279,7 @@ def client_for(config: JudgeConfig | None) -> JudgeClient | None:
 
 
 __all__ = [
+    "JURY_ROLES",
     "PROTOCOLS",
     "CorrectnessJudge",
     "JudgeClient",

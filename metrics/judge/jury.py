@@ -56,6 +56,8 @@ class Jury:
         """The ``--metadata`` form (``from_mapping`` reads it back); no key, only its name."""
         return {"jury": [j.public() for j in self.jurors], "combine": self.combine}
 
+    public = settings  # what results show of a role's settings (as ``JudgeConfig.public``)
+
 
 def combine_grades(verdicts: Sequence[Mapping[str, Any]], how: str) -> dict[str, Any]:
     """One item's verdict from its jurors' (each ``{"score", "grade", "reason", ...}``):
@@ -68,26 +70,35 @@ def combine_grades(verdicts: Sequence[Mapping[str, Any]], how: str) -> dict[str,
     if how == "mean":
         score = sum(float(v["score"]) for v in voted) / len(voted)
         return {"score": score, "grade": None, "reason": f"mean of {len(voted)} juror(s){note}"}
-    votes = Counter(_vote(v) for v in voted)
+    votes = Counter(vote(v) for v in voted)
     ranked = votes.most_common()
     tally = ", ".join(f"{grade} {n}" for grade, n in sorted(votes.items()))
     if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
         return {"score": None, "grade": None, "reason": f"jury tie: {tally}{note}"}
     grade = ranked[0][0]
-    score = next(v["score"] for v in voted if _vote(v) == grade)
+    score = next(v["score"] for v in voted if vote(v) == grade)
     return {"score": score, "grade": grade, "reason": f"jury majority: {tally}{note}"}
 
 
-def _vote(verdict: Mapping[str, Any]) -> str:
+def vote(verdict: Mapping[str, Any]) -> str:
     """A juror's vote: its grade (A / B / C), else its score (pass 1.0 / fail 0.0)."""
     grade = verdict.get("grade")
     return str(grade if grade is not None else verdict["score"])
 
 
 def _complete(items: Iterable[Any]) -> list[list[str]]:
-    """The items every juror graded (an item: the jurors' grades, None where unscored)."""
-    rows = [list(i) for i in items if isinstance(i, list | tuple) and i]
+    """The items every juror graded (an item: the jurors' grades, None where unscored; a
+    sample's value may be one item, correctness, or a list of items, its constraints)."""
+    rows = [list(i) for i in _items(items) if isinstance(i, list | tuple) and i]
     return [[str(g) for g in r] for r in rows if all(g is not None for g in r)]
+
+
+def _items(values: Iterable[Any]) -> Iterable[Any]:
+    for value in values:
+        if isinstance(value, list | tuple) and all(isinstance(i, list | tuple) for i in value):
+            yield from value  # a sample's items (an empty list: none)
+        else:
+            yield value
 
 
 def percent_agreement(items: Iterable[Any]) -> float:

@@ -49,6 +49,10 @@ def header(config: dict[str, Any], checked: Preflight, folder: Path) -> str:
         f"  limit:   {limit_line(config.get('limit')) or 'none (every sample)'}",
         f"  judge:   {judge_line(config, checked.judge)}",
     ]
+    jury = checked.roles.get("constraints")  # a constraints jury (judges.constraints.jury)
+    if jury is not None:
+        jurors = ", ".join(f"{j.model} at {shown_url(j.base_url)}" for j in jury.jurors)
+        lines[-1] = f"  judge:   constraints jury ({jury.combine}: {jurors})"
     if checked.correctness is not None:
         lines.append(f"  correct: {correctness_line(checked.correctness)}")
     return "\n".join(lines)

@@ -385,6 +385,10 @@ def check_judge(judge: Any) -> None:
     connection. ``sci-eval``, ``sci-score`` and ``sci-lm-eval`` run it before any work."""
     if judge is None:
         return
+    for juror in getattr(judge, "jurors", ()):  # a jury (judges.constraints.jury): each juror
+        check_judge(juror)
+    if getattr(judge, "jurors", None):
+        return
     host = urlsplit(str(judge.base_url)).hostname or ""
     if not is_loopback(host) and not os.environ.get(judge.api_key_env):
         raise ConfigError(
