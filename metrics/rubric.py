@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sci_tasks.metrics.judge import JudgeClient, JudgeRequest, client_for
+from sci_tasks.metrics.judge.usage import RUBRIC
 from sci_tasks.metrics.reply import OBJECT_START, decode_at
 from sci_tasks.prompts import render, version
 from sci_tasks.run_settings import NO_SETTINGS, RunSettings
@@ -146,6 +147,7 @@ def match_request(
         render(MATCH_TEMPLATE, context),
         match_schema(len(points), len(gold_rules)),
         version(MATCH_TEMPLATE),
+        role=RUBRIC,
     )
 
 
@@ -279,7 +281,7 @@ def process_results(
     (points, weights, match matrix, judge) in ``record`` only. ``settings``: the task's judge
     (``sci_tasks.task.SciTask``)."""
     response = results[0] if results else ""
-    record = score_rubric(doc, response, client_for(settings.judge))
+    record = score_rubric(doc, response, client_for(settings.judge_of(RUBRIC)))
     domain = record["domain"]
     return {
         "rr": {"value": record["rr"], "domain": domain},

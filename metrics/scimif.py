@@ -37,11 +37,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from sci_tasks.metrics.constraints.registry import CheckInput, ConstraintResult, evaluate
-from sci_tasks.metrics.judge import JudgeClient, JudgeRequest, client_for
+from sci_tasks.metrics.judge import JudgeClient, JudgeRequest, Jury, client_for
 from sci_tasks.metrics.judge.client import ReplyError
+from sci_tasks.metrics.judge.jury import combine_grades, fleiss_kappa, percent_agreement
 from sci_tasks.metrics.judge.usage import CORRECTNESS
 from sci_tasks.prompts import render, version
 from sci_tasks.run_settings import NO_SETTINGS, RunSettings
@@ -50,6 +52,15 @@ Scores = Sequence[float | None]  # one sample's constraint scores, None = unscor
 Log = Sequence[Mapping[str, Any]]  # one sample's constraint verdicts as logged (see below)
 
 SOURCES = ("original", "core_task", "added_general")
+# with a jury: agreement between its jurors, per role (per sample: the jurors' grades of its
+# correctness; the jurors' votes on each of its judged constraints)
+JURY_METRICS = {
+    "correctness": {"correct_agreement": percent_agreement, "correct_kappa": fleiss_kappa},
+    "constraints": {
+        "constraints_agreement": percent_agreement,
+        "constraints_kappa": fleiss_kappa,
+    },
+}
 
 
 def check_inputs(doc: dict[str, Any], response: str) -> list[tuple[str, CheckInput]]:
@@ -271,6 +282,24 @@ def grade_correctness(
     return {"score": 1.0 if grade == "A" else 0.0, "grade": grade, "reason": reason, **graded}
 
 
+def grade_by_jury(
+    doc: dict[str, Any], response: str, jury: Jury, protocol: str = "json_grade"
+) -> dict[str, Any]:
+    """The jury's grade (``metrics.judge.jury``): every juror asked at once, each juror's
+    grade kept in ``jurors``, combined by the jury's rule (a tie is unscored)."""
+    clients = [client_for(j) for j in jury.jurors]
+    with ThreadPoolExecutor(max_workers=len(clients)) as pool:
+        verdicts = list(pool.map(lambda c: grade_correctness(doc, response, c, protocol), clients))
+    combined = combine_grades(verdicts, jury.combine)
+    return {
+        **combined,
+        "judge": f"jury of {len(clients)} ({jury.combine})",
+        "protocol": protocol,
+        "prompt_version": verdicts[0]["prompt_version"],
+        "jurors": verdicts,
+    }
+
+
 def crossing(pairs: Iterable[tuple[float | None, float | None]]) -> dict[str, float]:
     """Correctness x instruction following over samples with both known.
 
@@ -309,8 +338,17 @@ def process_results(
     ``nanmean``), the parts each ratio needs, and the sample's detail (every constraint's
     verdict, the correctness grade) in ``record`` only, which the samples log shows."""
     judge = client_for(settings.judge)  # the task's judges (sci_tasks.task.SciTask)
-    verdicts = score_sample(doc, results[0], judge)
-    log = constraint_log(doc, verdicts)
+    agreement: dict[str, Any] = {}
+    constraints_jury = settings.jury("constraints")
+    if constraints_jury is None:
+        log = constraint_log(doc, score_sample(doc, results[0], judge))
+    else:
+        from sci_tasks.metrics.constraint_jury import constraint_log_by_jury
+
+        inputs = check_inputs(doc, results[0])
+        log, items = constraint_log_by_jury(doc, inputs, constraints_jury)
+        agreement = dict.fromkeys(JURY_METRICS["constraints"], items)
+    rules_only = cascaded(doc, results[0], log, settings, judge)
     scores = scores_of(log)
     unscored = sum(s is None for s in scores)
     by_source: dict[str, Any] = {}
@@ -319,8 +357,16 @@ def process_results(
         failed = scores_unscored_as_fail(log, source)
         by_source[f"drfr_{source}_unscored_as_fail"] = _drfr_parts(failed)
     protocol, grader = settings.grader()
-    correctness = grade_correctness(doc, results[0], client_for(grader), protocol)
+    jury = settings.jury()
+    if jury is None:
+        correctness = grade_correctness(doc, results[0], client_for(grader), protocol)
+    else:
+        correctness = grade_by_jury(doc, results[0], jury, protocol)
+        grades = [v["grade"] for v in correctness["jurors"]]
+        agreement |= dict.fromkeys(JURY_METRICS["correctness"], grades)
     return {
+        **agreement,
+        **rules_only,
         "correct": _number(correctness["score"]),
         "csr": _number(sample_csr(scores)),
         "isr": _number(sample_isr(scores)),
@@ -331,10 +377,41 @@ def process_results(
         **by_source,
         "unscored": unscored,
         "unscored_rate": {"unscored": unscored, "total": len(scores)},
-        "unknown_constraints": [v.name for v in verdicts if v.constraint is None],
+        "unknown_constraints": [v["name"] for v in log if v["constraint"] is None],
         "bundled_samples": float(bool(doc.get("bundled_sample"))),
         "record": {"constraints": log, "correctness": correctness},
     }
+
+
+def cascaded(
+    doc: dict[str, Any],
+    response: str,
+    log: list[dict[str, Any]],
+    settings: RunSettings,
+    judge: JudgeClient | None,
+) -> dict[str, Any]:
+    """Apply the task's cascade policies (``metrics.cascade``) to ``log`` in place; returns
+    the rules-only figures of the sample to report beside the cascade's (none without a
+    cascade)."""
+    from sci_tasks.metrics import cascade
+
+    policy_of = cascade.policies(settings.options)
+    if not policy_of:
+        return {}
+    rules = scores_of(log)
+    for i, (entry, (_, inp)) in enumerate(zip(log, check_inputs(doc, response), strict=True)):
+        policy = policy_of.get(cascade.family(entry["constraint"], entry["domain"]) or "")
+        if policy is not None:
+            log[i] = cascade.decide(entry, inp, policy, judge)
+    return {
+        "csr_rules": _number(sample_csr(rules)),
+        "isr_rules": _number(sample_isr(rules)),
+        "drfr_rules": _drfr_parts(rules),
+    }
+
+
+# with a cascade: the rules-only figures beside the cascade's (the headline csr / isr / drfr)
+RULES_METRICS = {"csr_rules": "nanmean", "isr_rules": "nanmean", "drfr_rules": "ratio_of_sums"}
 
 
 def _number(value: float | None) -> float:

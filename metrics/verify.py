@@ -27,6 +27,7 @@ from typing import Any
 
 from sci_tasks.images import NO_BUDGET, ImageBudget, judge_files
 from sci_tasks.metrics.judge import JudgeClient, JudgeReply, JudgeRequest, client_for
+from sci_tasks.metrics.judge.usage import VERIFICATION
 from sci_tasks.metrics.verdict import Verdict
 from sci_tasks.metrics.verify_parse import VerifyParse, parse_verification
 from sci_tasks.prompts import render, version
@@ -90,7 +91,10 @@ def explanation_request(doc: Mapping[str, Any], parsed: VerifyParse) -> JudgeReq
         "explanation": parsed.explanation or "",
     }
     return JudgeRequest(
-        render(EXPLANATION_TEMPLATE, context), EXPLANATION_SCHEMA, version(EXPLANATION_TEMPLATE)
+        render(EXPLANATION_TEMPLATE, context),
+        EXPLANATION_SCHEMA,
+        version(EXPLANATION_TEMPLATE),
+        role=VERIFICATION,
     )
 
 
@@ -112,7 +116,11 @@ def edit_request(
     # the judge gets exactly the pixels the model got: the task's image budget, applied once
     images = judge_files(edit_images(doc), budget)
     return JudgeRequest(
-        render(EDIT_TEMPLATE, context), EDIT_SCHEMA, version(EDIT_TEMPLATE), images=tuple(images)
+        render(EDIT_TEMPLATE, context),
+        EDIT_SCHEMA,
+        version(EDIT_TEMPLATE),
+        images=tuple(images),
+        role=VERIFICATION,
     )
 
 
@@ -207,7 +215,8 @@ def process_results(
     ``sci_tasks.report.scigen_verify``) in ``record`` only. ``settings``: the task's judge
     and image budget (``sci_tasks.task.SciTask``)."""
     response = results[0] if results else ""
-    record = score_sample(doc, response, client_for(settings.judge), settings.image_budget)
+    judge = client_for(settings.judge_of(VERIFICATION))
+    record = score_sample(doc, response, judge, settings.image_budget)
     negative = not record["label"]
     return {
         "acc_a": record["acc_a"],

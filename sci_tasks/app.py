@@ -61,6 +61,7 @@ from sci_tasks.run.preflight import (
     ServerUnreachable,
     check_correctness_judge,
     check_data_locations,
+    check_judge,
     check_limit,
     check_servers,
     config_file,
@@ -143,6 +144,8 @@ def run(cfg: DictConfig) -> None:
         print(header(config, checked, folder), flush=True)
         check_servers(config, checked.judge)
         check_correctness_judge(checked.correctness)
+        for other in checked.roles.values():  # SciGen's roles, where given
+            check_judge(other)
         if not sweep:  # a single run's folder is written once its pre-flight passed
             write_snapshot(cfg, hydra_cfg, folder)
             record("running")

@@ -110,6 +110,9 @@ class Benchmark:
     checks: str = ""
     # "module:function" (doc, response, settings) -> judge work units (what prefetch sends)
     judge_work: str = ""
+    # the judge roles its scoring asks (``judges.<role>`` settings, usage per role); a role
+    # not given is answered by the ``constraints`` judge
+    judge_roles: tuple[str, ...] = ()
     # "module" with its own leaderboard columns / plots beyond ``columns`` (SciMIF's
     # disciplines and functional groups); "" = only ``columns``
     leaderboard: str = ""
@@ -203,6 +206,13 @@ def get(name: str) -> Benchmark:
 def of_task(task: str) -> Benchmark | None:
     """The benchmark an lm-eval task belongs to (None: not one of ours)."""
     return next((b for b in all_benchmarks() if b.owns(task)), None)
+
+
+def judge_roles() -> tuple[str, ...]:
+    """Every judge role a registered benchmark declares, ``constraints`` first (the role
+    every other falls back to)."""
+    declared = (r for b in all_benchmarks() for r in b.judge_roles)
+    return tuple(dict.fromkeys(("constraints", *declared)))
 
 
 def data_keys() -> dict[str, str]:

@@ -88,10 +88,11 @@ def preflight(argv: list[str]) -> None:
     (``--metadata '{"judge": ...}'`` or ``SCI_TASKS_JUDGE_*``; none with
     ``--predict_only``) with its key present and its server reachable. A UsageError says
     what is wrong in one line."""
-    from sci_tasks.metrics.judge import resolve, resolve_correctness
+    from sci_tasks.metrics.judge import resolve, resolve_correctness, resolve_roles
     from sci_tasks.run.preflight import (
         ConfigError,
         ServerUnreachable,
+        check_judge,
         judge_preflight,
         limit_problem,
     )
@@ -117,6 +118,7 @@ def preflight(argv: list[str]) -> None:
         metadata = json.loads(text) if text and text.lstrip().startswith("{") else None
         judge, correctness = resolve(metadata), resolve_correctness(metadata)
         judge_preflight(judge, correctness)
+        check_judge(resolve_roles(metadata).get("constraints"))  # a constraints jury's jurors
     except (ValueError, ConfigError, ServerUnreachable) as exc:
         raise UsageError(str(exc)) from None
 

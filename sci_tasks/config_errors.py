@@ -43,7 +43,7 @@ OURS = "SCI_TASKS_HYDRA_RAISES"  # HYDRA_FULL_ERROR=1 was set by us, not by the 
 # mappings whose keys are passed on as they are (lm-eval model_args, gen_kwargs, the
 # environment), or checked by their reader (judge settings refuse unknown keys), or Hydra's
 PASSED_ON = ("model.args.", "model.gen_kwargs.", "model.env.")
-ADDABLE = (*PASSED_ON, "judge.", "correctness_judge.", "hydra.")
+ADDABLE = (*PASSED_ON, "judge.", "correctness_judge.", "judges.", "cascade.", "hydra.")
 CONFIG_MODULE = "sci_tasks.conf"
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from sci_tasks.images import ImageBudget
 
 if TYPE_CHECKING:
-    from sci_tasks.metrics.judge import CorrectnessJudge, JudgeConfig
+    from sci_tasks.metrics.judge import CorrectnessJudge, JudgeConfig, Jury
 
 # The fields samples logs written before settings left the documents carry in every
 # document (both judges, the image budget, SPM-Bench's SIP-F1 parameters): the run's, not
@@ -60,6 +60,9 @@ class RunSettings:
     correctness: CorrectnessJudge | None = None
     image_budget: ImageBudget = field(default_factory=ImageBudget)
     options: Mapping[str, Any] = field(default_factory=dict)
+    # the other roles' judges, where given (SciGen's ``verification``, ``rubric``; None: none),
+    # and the constraints role's jury when it has one (``judges.JURY_ROLES``)
+    roles: Mapping[str, JudgeConfig | Jury | None] = field(default_factory=dict)
 
     @classmethod
     def of_task(
@@ -76,6 +79,7 @@ class RunSettings:
             judges.resolve_correctness(metadata, environ),
             ImageBudget.from_settings(metadata),
             metadata,
+            judges.resolve_roles(metadata, environ),
         )
 
     def grader(self) -> tuple[str, JudgeConfig | None]:
@@ -86,12 +90,43 @@ class RunSettings:
             return "json_grade", self.judge
         return self.correctness.protocol, self.correctness.judge or self.judge
 
+    def judge_of(self, role: str) -> JudgeConfig | None:
+        """The judge of a role other than correctness: its own where given, else the
+        constraint judge (so ``judge=`` alone still serves SciGen-Verify and -Rubric)."""
+        if role not in self.roles:
+            return self.judge
+        from sci_tasks.metrics.judge.jury import Jury
+
+        given = self.roles[role]
+        return None if isinstance(given, Jury) else given
+
+    def jury(self, role: str = "correctness") -> Jury | None:
+        """A role's jury, when it has one (``metrics.judge.jury``): the correctness role's
+        is in its ``CorrectnessJudge``, the constraints role's in ``roles``."""
+        if role == "correctness":
+            return self.correctness.jury if self.correctness is not None else None
+        from sci_tasks.metrics.judge.jury import Jury
+
+        given = self.roles.get(role)
+        return given if isinstance(given, Jury) else None
+
+    def juries(self) -> dict[str, Jury]:
+        """Every role's jury, by role."""
+        roles = ("correctness", *self.roles)
+        return {r: jury for r in roles if (jury := self.jury(r)) is not None}
+
     def public(self) -> dict[str, Any]:
         """The settings as results may show them (no key: only the key's variable name)."""
         return {
             "judge": self.judge.public() if self.judge else None,
             "correctness_judge": self.correctness.public() if self.correctness else None,
             "image_budget": self.image_budget.fields(),
+            # only when given: other runs' results are as they were
+            **(
+                {"judges": {r: j.public() if j else None for r, j in self.roles.items()}}
+                if self.roles
+                else {}
+            ),
         }
 
 

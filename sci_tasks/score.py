@@ -37,12 +37,14 @@ from sci_tasks import benchmarks, manifest
 from sci_tasks.data.jsonl import read_logged
 from sci_tasks.data.locate import samples_dir
 from sci_tasks.metrics import judge as judges
-from sci_tasks.metrics.judge import CorrectnessJudge, JudgeConfig
+from sci_tasks.metrics.judge import CorrectnessJudge, JudgeConfig, Jury
 from sci_tasks.metrics.judge import usage as judge_usage
 from sci_tasks.outputs import write_json, write_jsonl
 from sci_tasks.run_settings import RunSettings
 
 log = logging.getLogger("sci_tasks.score")
+# the judges of roles beyond SciMIF's two, where given, and a constraints jury
+Roles = dict[str, JudgeConfig | Jury | None]
 _RESULTS = re.compile(r"^results_(?P<ts>.+)\.json$")
 
 
@@ -74,6 +76,7 @@ def load_ours(
     names: list[str],
     judge: JudgeConfig | None = None,
     correctness: CorrectnessJudge | None = None,
+    roles: Roles | None = None,
 ) -> dict[str, Any]:
     """lm-eval's task and group objects for ``names`` (``TaskManager.load``: ``tasks``,
     ``groups``), built with ``judge`` in their metadata.
@@ -89,8 +92,7 @@ def load_ours(
     manager = sci_tasks.task_manager(
         metadata={
             **bundled,
-            "judge": judge.public() if judge else None,
-            "correctness_judge": correctness.settings() if correctness else None,
+            **role_metadata(judge, correctness, roles),
         },
         include_defaults=False,
     )
@@ -102,6 +104,7 @@ def scoring_of(
     logged_metadata: Mapping[str, Any] | None = None,
     judge: JudgeConfig | None = None,
     correctness: CorrectnessJudge | None = None,
+    roles: Roles | None = None,
 ) -> TaskScoring:
     """A task's scoring with the settings of the run that logged it (its task config's
     ``metadata`` in the results: image budget, scorer parameters), ``judge`` and
@@ -119,15 +122,18 @@ def scoring_of(
     if logged_metadata is None:
         settings = task.settings
     else:
-        settings = RunSettings.of_task(
-            {
-                **logged_metadata,
-                "judge": judge.public() if judge else None,
-                "correctness_judge": correctness.settings() if correctness else None,
-            }
-        )
+        # the re-score's judges, every role: none of the run's logged ``judges`` is kept
+        logged = {k: v for k, v in logged_metadata.items() if k != "judges"}
+        settings = RunSettings.of_task({**logged, **role_metadata(judge, correctness, roles)})
+    from sci_tasks.task import setting_metrics
+
+    # the re-score's own settings (a logged cascade, a jury) may add metrics the task lacks
+    added = setting_metrics(task.config.process_results, settings)
     return TaskScoring(
-        task.config.process_results, settings, task.aggregation(), task.higher_is_better()
+        task.config.process_results,
+        settings,
+        {**task.aggregation(), **added},
+        {**task.higher_is_better(), **dict.fromkeys(added, True)},
     )
 
 
@@ -150,6 +156,7 @@ def rescore_run(
     out_dir: Path,
     judge: JudgeConfig | None,
     correctness: CorrectnessJudge | None = None,
+    roles: Roles | None = None,
 ) -> list[Path]:
     """Re-score every run found under ``run_dir`` with ``judge``; returns the results files."""
     written = []
@@ -162,7 +169,9 @@ def rescore_run(
         original = json.loads(results_file.read_text(encoding="utf-8"))
         target = out_dir / results_file.parent.relative_to(run_dir)
         target.mkdir(parents=True, exist_ok=True)
-        new = _rescore_one(results_file.parent, ts["ts"], original, target, judge, correctness)
+        new = _rescore_one(
+            results_file.parent, ts["ts"], original, target, judge, correctness, roles
+        )
         path = target / f"results_{datetime.now().isoformat().replace(':', '-')}.json"
         written.append(write_json(path, new))
     return written
@@ -175,6 +184,7 @@ def _rescore_one(
     target: Path,
     judge: JudgeConfig | None,
     correctness: CorrectnessJudge | None = None,
+    roles: Roles | None = None,
 ) -> dict[str, Any]:
     client = judges.client_for(judge)
     calls_before = client.calls if client else 0
@@ -188,11 +198,14 @@ def _rescore_one(
     ]
     groups = [g for g in subtasks_of if g in our_names()]
     loaded: dict[str, Any] = (
-        load_ours(groups, judge, correctness) if groups else {"tasks": {}, "groups": {}}
+        load_ours(groups, judge, correctness, roles) if groups else {"tasks": {}, "groups": {}}
     )
     alone = [t for t in ours if t not in loaded["tasks"]]
     if alone:
-        loaded["tasks"] = {**loaded["tasks"], **load_ours(alone, judge, correctness)["tasks"]}
+        loaded["tasks"] = {
+            **loaded["tasks"],
+            **load_ours(alone, judge, correctness, roles)["tasks"],
+        }
     bootstrap_iters = int(original.get("config", {}).get("bootstrap_iters", 100000) or 0)
     results: dict[str, Any] = {}
     rescored, carried = [], []
@@ -205,7 +218,7 @@ def _rescore_one(
                 carried.append(task)
             continue
         logged = (original.get("configs", {}).get(task) or {}).get("metadata")
-        scoring = scoring_of(task_obj, logged or {}, judge, correctness)
+        scoring = scoring_of(task_obj, logged or {}, judge, correctness, roles)
         results[task] = _rescore_task(
             task, samples_file, scoring, target, judge, bootstrap_iters, correctness
         )
@@ -285,13 +298,46 @@ def _rescore_task(
     return out
 
 
+def role_node(cfg: DictConfig, role: str, shorthand: str) -> dict[str, Any] | None:
+    """A judge role's settings in a Hydra config: ``judges.<role>`` when given (the one
+    mapping role -> settings, as ``--metadata '{"judges": ...}'``), else its shorthand group
+    (``judge``, ``correctness_judge``)."""
+    from sci_tasks.metrics.judge import role_settings
+
+    roles = cfg.get("judges")
+    metadata = {
+        "judges": OmegaConf.to_container(roles, resolve=True) if roles else {},
+        shorthand: OmegaConf.to_container(node, resolve=True)
+        if (node := cfg.get(shorthand))
+        else None,
+    }
+    settings = role_settings(metadata, role, shorthand)
+    return {str(k): v for k, v in settings.items()} if isinstance(settings, dict) else None
+
+
+def other_roles(cfg: DictConfig) -> Roles:
+    """The Hydra config's judges of the roles beyond the two SciMIF roles (``judges.rubric``,
+    ...); a role not given is left to the constraint judge, or its environment."""
+    roles = cfg.get("judges")
+    given = OmegaConf.to_container(roles, resolve=True) if roles else {}
+    return judges.resolve_roles({"judges": given}, environ={})
+
+
+def role_metadata(
+    judge: JudgeConfig | None, correctness: CorrectnessJudge | None, roles: Roles | None
+) -> dict[str, Any]:
+    """Every role's settings as task metadata (``--metadata``'s form; keys by name only)."""
+    return {
+        "judge": judge.public() if judge else None,
+        "correctness_judge": correctness.settings() if correctness else None,
+        **({"judges": {r: j.public() if j else None for r, j in roles.items()}} if roles else {}),
+    }
+
+
 def correctness_judge_config(cfg: DictConfig) -> CorrectnessJudge | None:
-    """The ``correctness_judge`` group (None: ``same``, the constraint judge grades)."""
-    node = cfg.get("correctness_judge")
-    settings = OmegaConf.to_container(node, resolve=True) if node else None
-    if not isinstance(settings, dict):
-        return None
-    return CorrectnessJudge.from_mapping({str(k): v for k, v in settings.items()})
+    """The correctness role (None: ``same``, the constraint judge grades)."""
+    settings = role_node(cfg, "correctness", "correctness_judge")
+    return CorrectnessJudge.from_mapping(settings) if settings else None
 
 
 def score_manifest(
@@ -332,13 +378,14 @@ def score_manifest(
 
 
 def judge_config(cfg: DictConfig) -> JudgeConfig | None:
-    settings = OmegaConf.to_container(cfg.judge, resolve=True) if cfg.get("judge") else None
-    if not isinstance(settings, dict) or not settings.get("model"):
+    """The constraint role (``judges.constraints``, else the ``judge`` group)."""
+    settings = role_node(cfg, "constraints", "judge")
+    if not settings or not settings.get("model"):
         return None
-    return JudgeConfig.from_mapping({str(k): v for k, v in settings.items()})
+    return JudgeConfig.from_mapping(settings)
 
 
-def preflight(cfg: DictConfig, out_dir: Path) -> tuple[Any, Any]:
+def preflight(cfg: DictConfig, out_dir: Path) -> tuple[Any, Any, Roles]:
     """sci-eval's checks before any work (``app.judge_preflight``): no option left unset,
     the judges' settings valid, their keys present and their servers reachable. A failure
     is one line, and the output folder Hydra made for the re-score is removed."""
@@ -356,13 +403,16 @@ def preflight(cfg: DictConfig, out_dir: Path) -> tuple[Any, Any]:
         resolved_config(cfg, choices)  # an unset option, named with its config file
         try:
             judge, correctness = judge_config(cfg), correctness_judge_config(cfg)
+            roles = other_roles(cfg)
         except ValueError as exc:
             raise ConfigError(f"judge ({config_file('judge', choices)}): {exc}") from None
         judge_preflight(judge, correctness)
+        for other in roles.values():
+            judge_preflight(other)
     except (ConfigError, ServerUnreachable) as exc:
         remove_if_unused(out_dir, snapshot=True)  # Hydra's .hydra/ and score.log only
         raise SystemExit(f"sci-score: {exc}") from None
-    return judge, correctness
+    return judge, correctness, roles
 
 
 @hydra.main(config_path="pkg://sci_tasks.conf", config_name="score", version_base="1.3")
@@ -371,9 +421,9 @@ def rescore(cfg: DictConfig) -> None:
 
     run_dir = Path(cfg.run_dir).expanduser().resolve()
     out_dir = Path(HydraConfig.get().runtime.output_dir)
-    judge, correctness = preflight(cfg, out_dir)
+    judge, correctness, roles = preflight(cfg, out_dir)
     ledger = judge_usage.start()  # what the judges cost in this re-score
-    written = rescore_run(run_dir, out_dir, judge, correctness)
+    written = rescore_run(run_dir, out_dir, judge, correctness, roles)
     usage = ledger.summary()
     overrides = [str(o) for o in HydraConfig.get().overrides.task]
     manifest.write(out_dir, score_manifest(overrides, run_dir, written, judge, correctness, usage))

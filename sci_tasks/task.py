@@ -40,6 +40,31 @@ log = logging.getLogger(__name__)
 CLASS_NAME = f"{__name__}.SciTask"  # how the task class shows in the results' ``configs``
 
 
+def setting_metrics(scorer: Any, settings: RunSettings) -> dict[str, Any]:
+    """The aggregations of the metrics only some settings produce (a correctness jury's
+    agreement, a cascade's rules-only figures): runs without them keep their results as they
+    were. Shared by tasks and ``sci-score`` (whose settings may differ from the task's)."""
+    from sci_tasks.metrics import cascade, scimif
+
+    cascades = cascade.policies(settings.options)  # a bad policy: an error now
+    if getattr(scorer, "__module__", "") != scimif.__name__:
+        return {}
+    added: dict[str, Any] = {}
+    juries = settings.juries()
+    for role in juries:
+        added |= scimif.JURY_METRICS[role]
+    if cascades and "constraints" in juries:
+        raise ValueError("a cascade with a constraints jury is not supported yet")
+    if cascades:
+        from lm_eval.api.registry import get_aggregation
+
+        added |= {
+            name: scimif.ratio_of_sums if how == "ratio_of_sums" else get_aggregation(how)
+            for name, how in scimif.RULES_METRICS.items()
+        }
+    return added
+
+
 class SciTask(ConfigurableTask):
     """A YAML-configured lm-eval task whose scoring, images and judge prefetch get the run's
     settings from the task's configuration (module docstring)."""
@@ -53,6 +78,13 @@ class SciTask(ConfigurableTask):
             raise ValueError(f"task {config.get('task')} metadata: {exc}") from None
         super().__init__(config=config, **kwargs)
         self.judge_batches = self._bind_prefetch()
+        self._add_setting_metrics()
+
+    def _add_setting_metrics(self) -> None:
+        """Metrics only some settings produce, aggregated only then (``setting_metrics``)."""
+        for name, aggregate in setting_metrics(self.config.process_results, self.settings).items():
+            self._aggregation_list[name] = aggregate
+            self._higher_is_better[name] = True
 
     def _bind_prefetch(self) -> JudgeBatches | None:
         """This task's judge batches, given to each ``JudgePrefetch`` step of its filters

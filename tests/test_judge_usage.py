@@ -305,3 +305,73 @@ def test_a_question_asked_again_is_one_request_and_a_reply_without_usage_adds_no
         second = again.summary()["constraints"]
         assert (second["requests"], second["cached"], second["calls"]) == (1, 1, 0)
         assert ledger.summary()["correctness"]["requests"] == 0  # every role has an entry
+
+
+# --- a judge replying garbage, then fixed ---------------------------------------------------
+
+
+def test_a_judge_fixed_after_garbage_replies_is_asked_again_and_cached_replies_are_counted(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Run 1: the judge (same model name throughout) answers the constraint questions but
+    replies garbage to every correctness question (2 attempts each). Run 2, the judge fixed,
+    same prompts and cache: the constraint verdicts come from the cache, the correctness
+    questions are asked again (a cached failure is no verdict). Run 3: everything cached."""
+    from llm_katan.providers.base import generate_dummy_args
+
+    records = 3
+    data = scimif_release(tmp_path / "scimif", records)
+    broken = [True]
+
+    def judge_reply(payload: dict[str, Any]) -> Reply:
+        schema = payload["response_format"]["json_schema"]["schema"]
+        if broken[0] and "grade" in schema["properties"]:
+            return 200, "application/json", completion("Sure! The grade is, well, hard to say")
+        return 200, "application/json", completion(json.dumps(generate_dummy_args(schema)))
+
+    with scripted_server(model_reply) as model, scripted_server(judge_reply) as judge:
+
+        def sci_eval(run_dir: str) -> tuple[str, dict[str, dict[str, Any]], dict[str, Any]]:
+            done = run_ok(
+                "sci-eval", "model=local_api", "model.args.model=model-under-test",
+                f"model.args.base_url={model.chat_url}", "tasks=scimif_chem",
+                f"data.SCIMIF_DATA_DIR={data}", f"hydra.run.dir={run_dir}", "use_cache=false",
+                "judge=local_api", "judge.model=flaky", f"judge.base_url={judge.base_url}",
+                "judge.concurrency=4", "judge.max_attempts=2", "judge.backoff_initial=0.01",
+                f"judge.cache_dir={tmp_path / 'judge-cache'}",
+                cwd=tmp_path, env=env,
+            )  # fmt: skip
+            (samples,) = (tmp_path / run_dir).rglob("samples_scimif_chem_*.jsonl")
+            first = json.loads(samples.read_text().splitlines()[0])
+            return done.stdout, usage_of(tmp_path / run_dir / "manifest.json"), first
+
+        printed, first, sample = sci_eval("first")
+        asked = len(judge.requests)
+        assert asked == JUDGED_CONSTRAINTS * records + 2 * records  # garbage: 2 attempts each
+        assert (first["correctness"]["requests"], first["correctness"]["failed"]) == (3, 3)
+        assert sample["record"]["correctness"]["reason"].startswith("unparseable reply: not JSON")
+        assert (
+            "judge correctness (flaky): 3 question(s), 0 from cache, 3 failed; 6 call(s), "
+            "3 retried" in printed
+        )
+
+        broken[0] = False
+        printed, second, sample = sci_eval("second")
+        assert len(judge.requests) == asked + records  # only the correctness questions again
+        assert sample["record"]["correctness"]["grade"] == "A"
+        assert (second["constraints"]["cached"], second["constraints"]["calls"]) == (6, 0)
+        assert (second["correctness"]["cached"], second["correctness"]["failed"]) == (0, 0)
+        assert (
+            "judge constraints (flaky): 6 question(s), 6 from cache, 0 failed; 0 call(s)" in printed
+        )
+        assert (
+            "judge correctness (flaky): 3 question(s), 0 from cache, 0 failed; 3 call(s), "
+            "0 retried" in printed
+        )
+
+        printed, third, _ = sci_eval("third")
+        assert third["correctness"]["cached"] == records
+        assert len(judge.requests) == asked + records  # nothing asked
+        assert (
+            "judge correctness (flaky): 3 question(s), 3 from cache, 0 failed; 0 call(s)" in printed
+        )

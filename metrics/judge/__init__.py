@@ -8,6 +8,15 @@ and hands it to scoring beside each document; ``sci-score`` builds its tasks wit
 judge in their metadata. Scoring gets a client from ``client_for``: a cache of clients keyed
 by settings, not a judge in force. No judge: judge-scored checks are reported unscored.
 
+Judge roles are data: ``metadata["judges"]`` maps a role (``usage.ROLES``) to its settings,
+on every path (Hydra's ``+judges.<role>...``, ``--metadata '{"judges": {...}}'``); ``judge``
+and ``correctness_judge`` are the shorthands of the two SciMIF roles, and
+``SCI_TASKS_JUDGE_*`` / ``SCI_TASKS_CORRECTNESS_JUDGE_*`` their environment. The other
+roles are those the benchmarks declare (``Benchmark.judge_roles``: SciGen's
+``verification``, ``rubric``), each with ``SCI_TASKS_<ROLE>_JUDGE_*``; a role not given is
+answered by the constraint judge. The correctness and constraints roles may be juries
+(``jury.py``; a constraints jury is in ``RunSettings.roles``).
+
 SciMIF answer correctness has a judge role of its own: the correctness judge
 (``resolve_correctness``: ``metadata["correctness_judge"]``, the same settings as ``judge``
 plus ``protocol``, else ``SCI_TASKS_CORRECTNESS_JUDGE_*``), in the same settings
@@ -18,6 +27,7 @@ grades correctness too, with the project's own prompt. A correctness judge witho
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Mapping
@@ -31,6 +41,8 @@ from sci_tasks.metrics.judge.client import (
     JudgeRequest,
     parse_strict,
 )
+from sci_tasks.metrics.judge.jury import Jury
+from sci_tasks.metrics.judge.usage import ROLES
 
 CORRECTNESS_ENV_PREFIX = "SCI_TASKS_CORRECTNESS_JUDGE_"
 
@@ -49,6 +61,7 @@ class CorrectnessJudge:
 
     protocol: str
     judge: JudgeConfig | None = None
+    jury: Jury | None = None  # several judges instead of one (``jury.py``)
 
     def __post_init__(self) -> None:
         if self.protocol not in PROTOCOLS:
@@ -61,7 +74,16 @@ class CorrectnessJudge:
     def from_mapping(cls, values: Mapping[str, Any]) -> CorrectnessJudge | None:
         """``{"protocol": ..., <judge settings>}``; None for protocol ``same``."""
         settings = {k: v for k, v in values.items() if v is not None}
-        protocol = str(settings.pop("protocol", None) or "compass_verifier")
+        given = settings.pop("protocol", None)
+        if "jury" in settings:
+            jury = Jury.from_mapping(settings.pop("jury"), settings.pop("combine", None))
+            if settings:
+                raise ValueError(
+                    f"a jury's settings go in each juror, not beside it: {', '.join(settings)}"
+                )
+            # by default (or same) each juror grades with the project's prompt
+            return cls("json_grade" if given in (None, SAME) else str(given), None, jury)
+        protocol = str(given or "compass_verifier")
         if protocol == SAME:
             if settings.get("model"):
                 raise ValueError(
@@ -81,37 +103,138 @@ class CorrectnessJudge:
 
     def public(self) -> dict[str, Any]:
         """What may be written to results: the protocol and the judge's settings, no key."""
-        return {"protocol": self.protocol, "judge": self.judge.public() if self.judge else None}
+        out = {"protocol": self.protocol, "judge": self.judge.public() if self.judge else None}
+        return {**out, **(self.jury.settings() if self.jury else {})}
 
     def settings(self) -> dict[str, Any]:
         """The ``--metadata "correctness_judge"`` form (``from_mapping`` reads it back)."""
+        if self.jury is not None:
+            return {"protocol": self.protocol, **self.jury.settings()}
         return {"protocol": self.protocol, **(self.judge.public() if self.judge else {})}
+
+
+def role_settings(metadata: Mapping[str, Any] | None, role: str, shorthand: str) -> Any:
+    """``metadata["judges"][role]`` when given (the one mapping role -> settings, on every
+    path), else the role's shorthand key (``judge``, ``correctness_judge``); ``KeyError``
+    when neither is given (then the environment decides)."""
+    metadata = metadata or {}
+    roles = metadata.get("judges") or {}
+    if not isinstance(roles, Mapping):
+        raise ValueError('--metadata "judges" must map judge roles to their settings')
+    known = known_roles()
+    unknown = sorted(set(roles) - set(known))
+    if unknown:
+        raise ValueError(
+            f'--metadata "judges": unknown role(s) {", ".join(unknown)} (roles: {", ".join(known)})'
+        )
+    if role in roles:
+        return roles[role]
+    return metadata[shorthand]
+
+
+def known_roles() -> tuple[str, ...]:
+    """The roles the registered benchmarks declare (``Benchmark.judge_roles``)."""
+    from sci_tasks import benchmarks
+
+    return tuple(dict.fromkeys((*ROLES, *benchmarks.judge_roles())))
+
+
+# the roles other than correctness (its jury is in ``CorrectnessJudge``) a jury may answer
+JURY_ROLES = ("constraints",)
+
+
+def resolve_roles(
+    metadata: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
+) -> dict[str, JudgeConfig | Jury | None]:
+    """The judges of the roles other than ``constraints`` and ``correctness`` that are given
+    (``metadata["judges"][role]``, null: no judge; else ``SCI_TASKS_<ROLE>_JUDGE_*``), and a
+    jury of the constraints role (``JURY_ROLES``: ``judges.constraints.jury``, else
+    ``SCI_TASKS_JUDGE_JURY`` as JSON); a role not given is answered by the constraints judge
+    (``RunSettings.judge_of``)."""
+    out: dict[str, JudgeConfig | Jury | None] = {}
+    for role in JURY_ROLES:
+        if (jury := _jury_of(metadata, environ, role)) is not None:
+            out[role] = jury
+    for role in known_roles():
+        if role in ROLES:
+            continue
+        try:
+            settings = role_settings(metadata, role, "")
+        except KeyError:
+            prefix = f"SCI_TASKS_{role.upper()}_JUDGE_"
+            if (found := JudgeConfig.from_env(environ, prefix)) is not None:
+                out[role] = found
+            continue
+        if settings and isinstance(settings, Mapping) and "jury" in settings:
+            raise ValueError(f"judges.{role}: a jury is not supported for the {role} role yet")
+        if settings and not isinstance(settings, Mapping):
+            raise ValueError(f'"judges.{role}" must be an object of judge settings')
+        out[role] = JudgeConfig.from_mapping(settings) if settings else None
+    return out
+
+
+def _jury_of(
+    metadata: Mapping[str, Any] | None, environ: Mapping[str, str] | None, role: str
+) -> Jury | None:
+    """``role``'s jury (constraints: ``judges.constraints`` or ``judge``, else
+    ``SCI_TASKS_JUDGE_JURY`` / ``..._COMBINE``), None when its judge is a single one."""
+    try:
+        settings = role_settings(metadata, role, "judge")
+    except KeyError:
+        env = os.environ if environ is None else environ
+        given = env.get("SCI_TASKS_JUDGE_JURY")
+        if not given:
+            return None
+        try:
+            settings = {"jury": json.loads(given), "combine": env.get("SCI_TASKS_JUDGE_COMBINE")}
+        except ValueError as exc:
+            raise ValueError(f"SCI_TASKS_JUDGE_JURY is not JSON: {exc}") from None
+    if not isinstance(settings, Mapping) or "jury" not in settings:
+        return None
+    beside = sorted(set(settings) - {"jury", "combine"})
+    if beside:
+        raise ValueError(
+            f"judges.{role}: a jury's settings go in each juror, not beside it: {', '.join(beside)}"
+        )
+    try:
+        return Jury.from_mapping(settings["jury"], settings.get("combine"))
+    except ValueError as exc:
+        raise ValueError(f"judges.{role}: {exc}") from None
 
 
 def resolve(
     metadata: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
 ) -> JudgeConfig | None:
-    """The judge of a run: ``metadata["judge"]`` when that key is given (null or ``{}``: no
-    judge, whatever the environment says), else ``SCI_TASKS_JUDGE_*`` from the environment."""
-    if metadata is not None and "judge" in metadata:
-        settings = metadata["judge"]
-        if not settings:
-            return None
-        if not isinstance(settings, Mapping):
-            raise ValueError('--metadata "judge" must be an object of judge settings')
-        return JudgeConfig.from_mapping(settings)
-    return JudgeConfig.from_env(environ)
+    """The constraint judge of a run: ``metadata["judges"]["constraints"]``, else
+    ``metadata["judge"]`` when that key is given (null or ``{}``: no judge, whatever the
+    environment says), else ``SCI_TASKS_JUDGE_*`` from the environment."""
+    try:
+        settings = role_settings(metadata, "constraints", "judge")
+    except KeyError:
+        return JudgeConfig.from_env(environ)
+    if not settings:
+        return None
+    if not isinstance(settings, Mapping):
+        raise ValueError('--metadata "judge" must be an object of judge settings')
+    if "jury" in settings:  # several judges: ``resolve_roles`` has them
+        return None
+    return JudgeConfig.from_mapping(settings)
 
 
 def resolve_correctness(
     metadata: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
 ) -> CorrectnessJudge | None:
-    """The correctness judge of a run: ``metadata["correctness_judge"]`` when that key is
-    given (null, ``{}`` or protocol ``same``: none), else ``SCI_TASKS_CORRECTNESS_JUDGE_*``
-    (``..._PROTOCOL``, ``..._MODEL``, ``..._BASE_URL``, ...). None: the constraint judge
-    grades correctness with the project's prompt."""
-    if metadata is not None and "correctness_judge" in metadata:
-        settings = metadata["correctness_judge"]
+    """The correctness judge of a run: ``metadata["judges"]["correctness"]``, else
+    ``metadata["correctness_judge"]`` when that key is given (null, ``{}`` or protocol
+    ``same``: none), else ``SCI_TASKS_CORRECTNESS_JUDGE_*`` (``..._PROTOCOL``, ``..._MODEL``,
+    ``..._BASE_URL``, ..., ``..._JURY`` as JSON). None: the constraint judge grades
+    correctness with the project's prompt."""
+    try:
+        settings = role_settings(metadata, "correctness", "correctness_judge")
+        given = True
+    except KeyError:
+        given = False
+    if given:
         if not settings:
             return None
         if not isinstance(settings, Mapping):
@@ -128,7 +251,12 @@ def resolve_correctness(
         for key, value in env.items()
         if key.startswith(CORRECTNESS_ENV_PREFIX) and not key.endswith("_KEY")
     }
-    if not found.get("protocol") and not found.get("model"):
+    if "jury" in found:
+        try:
+            found["jury"] = json.loads(found["jury"])
+        except ValueError as exc:
+            raise ValueError(f"{CORRECTNESS_ENV_PREFIX}JURY is not JSON: {exc}") from None
+    if not found.get("protocol") and not found.get("model") and not found.get("jury"):
         return None
     return CorrectnessJudge.from_mapping(found)
 
@@ -151,14 +279,18 @@ def client_for(config: JudgeConfig | None) -> JudgeClient | None:
 
 
 __all__ = [
+    "JURY_ROLES",
     "PROTOCOLS",
     "CorrectnessJudge",
     "JudgeClient",
     "JudgeConfig",
     "JudgeReply",
     "JudgeRequest",
+    "Jury",
     "client_for",
+    "known_roles",
     "parse_strict",
     "resolve",
     "resolve_correctness",
+    "resolve_roles",
 ]

@@ -144,26 +144,43 @@ class JudgeClient:
         return reply
 
     def _ask(self, request: JudgeRequest) -> JudgeReply:
+        reply, replayed = self._ask_once(request, fresh=False)
+        if replayed:
+            # a failure read back from an earlier run's disk cache is no verdict: that run's
+            # judge may have been broken since fixed, so the question is asked again
+            reply, _ = self._ask_once(request, fresh=True)
+        return reply
+
+    def _ask_once(self, request: JudgeRequest, fresh: bool) -> tuple[JudgeReply, bool]:
+        """One round of up to ``max_attempts``; with ``fresh`` no attempt is read from the
+        cache (its reply replaces the stored one). Also says whether the round failed with
+        some reply read from the disk cache."""
         cfg = self.config
         sent = [False]  # whether any attempt went to the server (else: all from the cache)
+        from_disk = [False]
         attempt = 0
         try:
             base_key = self.cache_key(request)
             for trial in self._retrying():
                 with trial:
                     attempt = trial.retry_state.attempt_number
-                    return self._attempt(request, f"{base_key}-{attempt}", attempt, sent)
+                    key = f"{base_key}-{attempt}"
+                    reply = self._attempt(request, key, attempt, sent, from_disk, fresh)
+                    return reply, False
         except RetryError as exc:  # every attempt failed: the last one's reason
             last = exc.last_attempt.exception()
             reason = f"{_reason(last)} (after {cfg.max_attempts} attempts)"
-            log.warning("judge %s: %s", cfg.model, reason)
-            return JudgeReply(
+            replayed = from_disk[0] and not fresh
+            if not replayed:
+                log.warning("judge %s: %s", cfg.model, reason)
+            reply = JudgeReply(
                 None, reason, cfg.model, request.prompt_version, cfg.max_attempts, not sent[0]
             )
+            return reply, replayed
         except Exception as exc:  # a bug or an unreadable image must not end the run
             reason = f"judge client error: {type(exc).__name__}: {exc}"
             log.warning("judge %s: %s", cfg.model, reason)
-            return JudgeReply(None, reason, cfg.model, request.prompt_version, attempt)
+            return JudgeReply(None, reason, cfg.model, request.prompt_version, attempt), False
         raise AssertionError("unreachable: tenacity either returns or raises RetryError")
 
     def ask_many(self, requests: Sequence[JudgeRequest]) -> list[JudgeReply]:
@@ -211,12 +228,19 @@ class JudgeClient:
         )
 
     def _attempt(
-        self, request: JudgeRequest, key: str, attempt: int, sent: list[bool]
+        self,
+        request: JudgeRequest,
+        key: str,
+        attempt: int,
+        sent: list[bool],
+        disk: list[bool],
+        fresh: bool,
     ) -> JudgeReply:
         """One attempt: a reply (verdict, refusal or judge down), or ReplyError / _Retryable
-        to try again."""
+        to try again. ``disk[0]`` is set when the reply came from the disk cache; ``fresh``:
+        the cache is not read."""
         cfg = self.config
-        content = self._cached(key)
+        content = None if fresh else self._cached(key, disk)
         if content is None:
             if self._unavailable.is_set():  # cached replies still count
                 return self._reply_unavailable(request, attempt - 1)
@@ -274,17 +298,20 @@ class JudgeClient:
             None, self._unavailable_reason, self.config.model, request.prompt_version, attempts
         )
 
-    def _cached(self, key: str) -> str | None:
+    def _cached(self, key: str, disk: list[bool]) -> str | None:
         content = self._memo.get(key)
         cache = self._cache
         if content is None and cache is not None:
             content = cache.get(key)
+            disk[0] = disk[0] or content is not None
         return content
 
     def _store(self, key: str, content: str) -> None:
         # Only replies the server actually sent (HTTP 200) are kept, parseable or not: at
         # temperature 0 the same request gets the same reply, and the raw text is re-parsed
-        # on every re-score. Transport failures and malformed bodies are never cached.
+        # on every re-score (an unparseable attempt before a verdict replays to the same
+        # verdict; a question that ends unparsed from disk is asked again, ``_ask``).
+        # Transport failures and malformed bodies are never cached.
         self._memo[key] = content
         cache = self._cache  # one read: another thread may switch it off meanwhile
         if cache is None:

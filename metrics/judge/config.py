@@ -88,13 +88,16 @@ class JudgeConfig:
         return cls(**out)
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> JudgeConfig | None:
-        """``SCI_TASKS_JUDGE_MODEL`` + ``SCI_TASKS_JUDGE_BASE_URL`` (+ any other field)."""
+    def from_env(
+        cls, environ: Mapping[str, str] | None = None, prefix: str = ENV_PREFIX
+    ) -> JudgeConfig | None:
+        """``SCI_TASKS_JUDGE_MODEL`` + ``SCI_TASKS_JUDGE_BASE_URL`` (+ any other field);
+        another role's with its own ``prefix`` (``SCI_TASKS_RUBRIC_JUDGE_``)."""
         env = os.environ if environ is None else environ
         values = {
-            f.name: env[ENV_PREFIX + f.name.upper()]
+            f.name: env[prefix + f.name.upper()]
             for f in fields(cls)
-            if ENV_PREFIX + f.name.upper() in env
+            if prefix + f.name.upper() in env
         }
         if not values.get("model"):
             return None

@@ -98,21 +98,25 @@ def send(
     questions of the correctness judge, bounded by its own concurrency, both at once;
     returns the number of units of work run. A role without a judge, or at concurrency 1,
     sends nothing here (scoring asks as it goes)."""
-    clients = {
-        CONSTRAINTS: judges.client_for(settings.judge),
-        CORRECTNESS: judges.client_for(settings.grader()[1]),
-    }
-    asking = {role: client for role, client in clients.items() if _concurrent(client)}
-    if not asking:
+    asking: dict[str, JudgeClient | None] = {}
+
+    def client_of(role: str) -> JudgeClient | None:  # None: scoring asks as it goes
+        if role not in asking:
+            config = settings.grader()[1] if role == CORRECTNESS else settings.judge_of(role)
+            client = judges.client_for(config)
+            asking[role] = client if _concurrent(client) else None
+        return asking[role]
+
+    if not any(client_of(role) for role in (CONSTRAINTS, CORRECTNESS, *settings.roles)):
         return 0
     from sci_tasks.metrics.constraints.registry import registered
 
     registered()  # import every checker module before the threads start
-    # one pool per distinct client (a judge serving both roles bounds both together)
+    # one pool per distinct client (a judge serving two roles bounds both together)
     pools: dict[JudgeClient, list[Work]] = {}
     for doc, response in zip(docs, responses, strict=True):
         for role, unit in work_of(doc, response, settings):
-            client = asking.get(role)
+            client = client_of(role)
             if client is not None:
                 pools.setdefault(client, []).append(unit)
     units = sum(len(work) for work in pools.values())

@@ -11,7 +11,9 @@ its own with ``start`` (sci-eval per job, sci-score per re-score). Counting rule
 * ``requests``: distinct judge questions of the run (one verdict each), counted on the first
   ask only: the prefetch sends a question and scoring asks it again, and that second ask
   is no new request; ``cached`` of them were answered from the judge cache without a call
-  (an earlier run, or the killed run a resume continues), ``failed`` got no verdict;
+  (an earlier run, or the killed run a resume continues), ``failed`` got no verdict (a
+  reply served from the cache is counted as cached whatever its verdict; a failure read
+  from an earlier run's cache is asked again, so it is counted as the new call's outcome);
 * ``prompt_tokens`` / ``completion_tokens``: summed from each reply's ``usage`` as the API
   reports it (a server that reports none adds 0 and is counted in ``calls_without_usage``);
 * ``wall_seconds``: time during which at least one call of the role was in flight (the
@@ -25,9 +27,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-CONSTRAINTS = "constraints"  # judged constraints, extraction, SciGen explanation/edit/rubric
+CONSTRAINTS = "constraints"  # judged constraints, extraction (and any role not given)
 CORRECTNESS = "correctness"  # SciMIF answer correctness (the correctness_judge role)
-ROLES = (CONSTRAINTS, CORRECTNESS)
+VERIFICATION = "verification"  # SciGen-Verify's explanation and edit judgements
+RUBRIC = "rubric"  # SciGen-Rubric's match matrix
+ROLES = (CONSTRAINTS, CORRECTNESS)  # every run's ledger shows these; others when asked
 
 
 @dataclass
@@ -70,7 +74,7 @@ class Ledger:
         with self._lock:
             usage = self._role(role)
             usage.requests += 1
-            usage.cached += int(cached and ok)
+            usage.cached += int(cached)
             usage.failed += int(not ok)
             if model not in usage.models:
                 usage.models.append(model)

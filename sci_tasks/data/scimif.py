@@ -83,6 +83,7 @@ BENCHMARK = Benchmark(
     report="sci_tasks.report.scimif",
     leaderboard="sci_tasks.report.scimif_leaderboard",
     judge_work="sci_tasks.hooks.scimif:judge_work",
+    judge_roles=("constraints", "correctness"),
     metrics=(
         MetricSpec(
             "csr",

@@ -14,7 +14,8 @@ from PIL import Image
 
 from sci_tasks.images import open_images
 from sci_tasks.metrics import rubric, verify
-from sci_tasks.metrics.judge.prefetch import CONSTRAINTS, Units
+from sci_tasks.metrics.judge.prefetch import Units
+from sci_tasks.metrics.judge.usage import RUBRIC, VERIFICATION
 from sci_tasks.metrics.verify import edit_images
 from sci_tasks.prompts import render, with_image_placeholders
 from sci_tasks.run_settings import RunSettings
@@ -52,6 +53,9 @@ def judge_work(doc: Mapping[str, Any], response: str, settings: RunSettings) -> 
     """The benchmark's ``judge_work``: a rubric record (``gold_rules``) asks its match
     matrix; a verification record its explanation and edit questions."""
     if "gold_rules" in doc:
-        yield CONSTRAINTS, partial(rubric.score_rubric, doc, response)
+        yield RUBRIC, partial(rubric.score_rubric, doc, response)
     else:
-        yield CONSTRAINTS, partial(verify.score_sample, doc, response, budget=settings.image_budget)
+        yield (
+            VERIFICATION,
+            partial(verify.score_sample, doc, response, budget=settings.image_budget),
+        )

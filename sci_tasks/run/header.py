@@ -49,6 +49,10 @@ def header(config: dict[str, Any], checked: Preflight, folder: Path) -> str:
         f"  limit:   {limit_line(config.get('limit')) or 'none (every sample)'}",
         f"  judge:   {judge_line(config, checked.judge)}",
     ]
+    jury = checked.roles.get("constraints")  # a constraints jury (judges.constraints.jury)
+    if jury is not None:
+        jurors = ", ".join(f"{j.model} at {shown_url(j.base_url)}" for j in jury.jurors)
+        lines[-1] = f"  judge:   constraints jury ({jury.combine}: {jurors})"
     if checked.correctness is not None:
         lines.append(f"  correct: {correctness_line(checked.correctness)}")
     return "\n".join(lines)
@@ -56,6 +60,9 @@ def header(config: dict[str, Any], checked: Preflight, folder: Path) -> str:
 
 def correctness_line(correctness: Any) -> str:
     """Who grades SciMIF's ``correct`` when the correctness judge is a role of its own."""
-    judge = correctness.judge
+    judge, jury = correctness.judge, correctness.jury
+    if jury is not None:
+        jurors = ", ".join(f"{j.model} at {shown_url(j.base_url)}" for j in jury.jurors)
+        return f"{correctness.protocol} (jury, {jury.combine}: {jurors})"
     where = f"{judge.model} at {shown_url(judge.base_url)}" if judge else "the judge's server"
     return f"{correctness.protocol} ({where})"

@@ -20,7 +20,7 @@ from omegaconf import DictConfig, OmegaConf
 
 import sci_tasks
 from sci_tasks import manifest
-from sci_tasks.score import correctness_judge_config, judge_config
+from sci_tasks.score import correctness_judge_config, judge_config, other_roles, role_metadata
 
 
 def plain(node: Any) -> dict[str, Any]:
@@ -289,6 +289,7 @@ class Preflight:
     judge: Any
     correctness: Any = None  # the correctness judge role (None: the judge grades correctness)
     groups: dict[str, Any] = field(default_factory=dict)  # lm-eval's group objects, by name
+    roles: dict[str, Any] = field(default_factory=dict)  # other roles' judges, where given
 
 
 def preflight(cfg: DictConfig, config: dict[str, Any], choices: dict[str, Any]) -> Preflight:
@@ -303,13 +304,18 @@ def preflight(cfg: DictConfig, config: dict[str, Any], choices: dict[str, Any]) 
     except ValueError as exc:
         where = config_file("correctness_judge", choices)
         raise ConfigError(f"correctness_judge ({where}): {exc}") from None
+    try:
+        roles = other_roles(cfg)  # SciGen's roles, where given (else the judge answers)
+    except ValueError as exc:
+        raise ConfigError(f"judges: {exc}") from None
     names = [str(t) for t in cfg.tasks.names]
     manager = sci_tasks.task_manager(
         # the judges reach scoring in the tasks' documents, as --metadata's would
         metadata={
             **run_metadata(cfg),
-            "judge": judge.public() if judge else None,
-            "correctness_judge": correctness.settings() if correctness else None,
+            # constraint families' cascade policies (metrics.cascade), when any is declared
+            **({"cascade": plain(cfg.get("cascade"))} if cfg.get("cascade") else {}),
+            **role_metadata(judge, correctness, roles),
         },
         # indexing lm-eval's own thousands of task files takes seconds: only when needed
         include_defaults=not all(is_ours(t) for t in names),
@@ -327,7 +333,7 @@ def preflight(cfg: DictConfig, config: dict[str, Any], choices: dict[str, Any]) 
         obj for name, obj in {**loaded["groups"], **loaded["tasks"]}.items() if name not in children
     ]
     sources = data_sources(loaded["tasks"], cfg)
-    return Preflight(top, manager, sources, judge, correctness, dict(loaded["groups"]))
+    return Preflight(top, manager, sources, judge, correctness, dict(loaded["groups"]), roles)
 
 
 def check_images(tasks: dict[str, Any], config: dict[str, Any], choices: dict[str, Any]) -> None:
@@ -379,6 +385,10 @@ def check_judge(judge: Any) -> None:
     connection. ``sci-eval``, ``sci-score`` and ``sci-lm-eval`` run it before any work."""
     if judge is None:
         return
+    for juror in getattr(judge, "jurors", ()):  # a jury (judges.constraints.jury): each juror
+        check_judge(juror)
+    if getattr(judge, "jurors", None):
+        return
     host = urlsplit(str(judge.base_url)).hostname or ""
     if not is_loopback(host) and not os.environ.get(judge.api_key_env):
         raise ConfigError(
@@ -400,9 +410,15 @@ def check_correctness_judge(correctness: Any) -> None:
     its server accepts connections, and a remote one has its key in the variable
     ``api_key_env`` names (local servers such as vllm serve take any key). Nothing to check
     for ``same`` or a correctness judge on the constraint judge's server."""
+    jury = correctness.jury if correctness is not None else None
+    for judge in jury.jurors if jury is not None else ():
+        _check_correctness_server(judge)
     judge = correctness.judge if correctness is not None else None
-    if judge is None:
-        return
+    if judge is not None:
+        _check_correctness_server(judge)
+
+
+def _check_correctness_server(judge: Any) -> None:
     host = urlsplit(judge.base_url).hostname or ""
     if not is_loopback(host) and not os.environ.get(judge.api_key_env):
         raise ConfigError(
