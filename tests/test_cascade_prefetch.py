@@ -15,36 +15,11 @@ from llm_katan.providers.base import generate_dummy_args
 
 from .commands import run_ok
 from .misbehaving import Reply, completion, scripted_server
-from .test_judge_roles import env, model_reply, samples_of
+from .test_judge_roles import env, method_records, model_reply, samples_of
 
 __all__ = ["env"]  # the fixture, shared with test_judge_roles
 
 RECORDS = 8
-
-
-def method_records(folder: Path) -> Path:
-    """Records with one method constraint each (Hess's law) the response never names: the
-    rule fails every one, so ``rule_then_judge`` asks the judge of every record."""
-    rows = [
-        {
-            "id": i,
-            "task": "Open_Ended",
-            "original_question": f"Compute reaction enthalpy number {i}.",
-            "edit_question": f"Compute reaction enthalpy number {i} using Hess's law.",
-            "answer": "",
-            "instruction_list": [
-                {
-                    "instruction_name": "chemistry_method_constraint",
-                    "source": "core_task",
-                    "required_parameters": "Hess's law",
-                }
-            ],
-        }
-        for i in range(1, RECORDS + 1)
-    ]
-    folder.mkdir()
-    (folder / "chemistry.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return folder
 
 
 class CascadeJudge:
@@ -76,7 +51,7 @@ class CascadeJudge:
 def test_cascade_questions_are_prefetched_concurrently_with_the_sequential_verdicts(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
-    data = method_records(tmp_path / "scimif")
+    data = method_records(tmp_path / "scimif", RECORDS)
     seen: dict[int, tuple[int, int, int]] = {}
     with scripted_server(model_reply) as model:
         for concurrency in (1, 8):

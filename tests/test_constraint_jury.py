@@ -13,7 +13,14 @@ import pytest
 from .commands import run_ok
 from .judged_data import scimif_release
 from .misbehaving import Reply, completion, scripted_server
-from .test_judge_roles import env, hydra_list, model_reply, results_of, samples_of
+from .test_judge_roles import (
+    env,
+    hydra_list,
+    model_reply,
+    results_of,
+    samples_of,
+    sci_lm_eval_scimif_chem,
+)
 
 __all__ = ["env"]  # the fixture, shared with test_judge_roles
 
@@ -79,16 +86,7 @@ def test_a_constraints_jury_of_three_servers_votes_on_each_judged_constraint(
                 }
             },
         }
-        model_args = (
-            f"model=model-under-test,base_url={model.chat_url},num_concurrent=1,"
-            "max_retries=1,tokenized_requests=False"
-        )
-        run_ok(
-            "sci-lm-eval", "--model", "local-chat-completions", "--model_args", model_args,
-            "--tasks", "scimif_chem", "--apply_chat_template", "--log_samples",
-            "--output_path", str(tmp_path / "lm-eval"), "--metadata", json.dumps(meta),
-            cwd=tmp_path, env=env,
-        )  # fmt: skip
+        sci_lm_eval_scimif_chem(model.chat_url, meta, tmp_path, env)
         assert [len(s.requests) for s in (s1, s2, s3)] == [16, 16, 16]
     stock = samples_of(tmp_path / "lm-eval", "scimif_chem")
     for a, b in zip(stock, samples_of(tmp_path / "run", "scimif_chem"), strict=True):

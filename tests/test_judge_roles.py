@@ -119,12 +119,25 @@ def test_a_correctness_jury_of_three_servers_keeps_every_grade_and_reports_fleis
     assert "correct: json_grade (jury, majority: j1 at" in done.stdout
 
 
-def test_a_cascade_lets_the_judge_pass_a_method_constraint_the_rule_failed(
-    tmp_path: Path, env: dict[str, str]
+def sci_lm_eval_scimif_chem(
+    chat_url: str, meta: dict[str, Any], tmp_path: Path, env: dict[str, str]
 ) -> None:
-    """Two records, each with one method constraint (Hess's law) the response never names:
-    the rule fails both. Under ``rule_then_judge`` the judge decides: "used" for record 1,
-    "not used" for record 2. Rules-only figures 0; cascade figures 1/2."""
+    """scimif_chem through stock lm-eval's CLI (sci-lm-eval) with ``meta`` as --metadata;
+    results under ``tmp_path / "lm-eval"``."""
+    model_args = (
+        f"model=model-under-test,base_url={chat_url},num_concurrent=1,"
+        "max_retries=1,tokenized_requests=False"
+    )
+    run_ok(
+        "sci-lm-eval", "--model", "local-chat-completions", "--model_args", model_args,
+        "--tasks", "scimif_chem", "--apply_chat_template", "--log_samples",
+        "--output_path", str(tmp_path / "lm-eval"), "--metadata", json.dumps(meta),
+        cwd=tmp_path, env=env,
+    )  # fmt: skip
+
+
+def method_records(root: Path, n: int) -> Path:
+    """``n`` records, each with one method constraint (Hess's law)."""
     rows = [
         {
             "id": i,
@@ -140,11 +153,20 @@ def test_a_cascade_lets_the_judge_pass_a_method_constraint_the_rule_failed(
                 }
             ],
         }
-        for i in (1, 2)
+        for i in range(1, n + 1)
     ]
-    data = tmp_path / "scimif"
-    data.mkdir()
-    (data / "chemistry.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    root.mkdir(parents=True)
+    (root / "chemistry.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return root
+
+
+def test_a_cascade_lets_the_judge_pass_a_method_constraint_the_rule_failed(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Two records, each with one method constraint (Hess's law) the response never names:
+    the rule fails both. Under ``rule_then_judge`` the judge decides: "used" for record 1,
+    "not used" for record 2. Rules-only figures 0; cascade figures 1/2."""
+    data = method_records(tmp_path / "scimif", 2)
 
     def judge_reply(payload: dict[str, Any]) -> Reply:
         if "response_format" in payload:  # the rule's own extraction (a span: none found)
@@ -227,16 +249,7 @@ def test_a_mean_jury_from_lm_evals_metadata_keeps_sci_evals_records_and_sci_scor
                 },
             },
         }
-        model_args = (
-            f"model=model-under-test,base_url={model.chat_url},num_concurrent=1,"
-            "max_retries=1,tokenized_requests=False"
-        )
-        run_ok(
-            "sci-lm-eval", "--model", "local-chat-completions", "--model_args", model_args,
-            "--tasks", "scimif_chem", "--apply_chat_template", "--log_samples",
-            "--output_path", str(tmp_path / "lm-eval"), "--metadata", json.dumps(meta),
-            cwd=tmp_path, env=env,
-        )  # fmt: skip
+        sci_lm_eval_scimif_chem(model.chat_url, meta, tmp_path, env)
         assert [len(s.requests) for s in servers] == [4, 4, 4]
         run_ok(
             "sci-eval", "model=local_api", "model.args.model=model-under-test",
@@ -318,30 +331,6 @@ def test_each_role_reads_its_own_environment_variables_and_a_given_role_wins() -
 
 
 # --- judge_first; sci-score re-applies a run's cascade --------------------------------------
-
-
-def method_records(root: Path, n: int) -> Path:
-    """``n`` records, each with one method constraint (Hess's law)."""
-    rows = [
-        {
-            "id": i,
-            "task": "Open_Ended",
-            "original_question": f"Compute reaction enthalpy number {i}.",
-            "edit_question": f"Compute reaction enthalpy number {i} using Hess's law.",
-            "answer": "",
-            "instruction_list": [
-                {
-                    "instruction_name": "chemistry_method_constraint",
-                    "source": "core_task",
-                    "required_parameters": "Hess's law",
-                }
-            ],
-        }
-        for i in range(1, n + 1)
-    ]
-    root.mkdir(parents=True)
-    (root / "chemistry.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return root
 
 
 def test_judge_first_overrules_the_rule_and_sci_score_reports_the_rules_only_figures(
