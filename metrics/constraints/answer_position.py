@@ -217,11 +217,14 @@ def response_structure(inp: CheckInput) -> Verdict:
         # speed" -> "The speed is 7.7 m/s.") is the answer statement an evaluator sees.
         occurrences, stated = _statements_of_asked(response, inp.question or "")
     if not occurrences and position == "beginning":
+        block = _opening_structured_block(response)
+        if block:
+            return Verdict.passed(f"final answer at the beginning: the reply opens with {block}")
         # ... and so is an opening that names one of the question's options or bolds its
         # result ("this cyclone is a **Category 3** storm.")
         occurrences = _named_results(response, inp.question or "")
     if not occurrences and position == "end":
-        block = _closing_structured_block(response)
+        block = _closing_structured_block(response) or _standalone_last_line(response)
         if block:
             return Verdict.passed(f"final answer at the end: the reply ends with {block}")
     if not occurrences:
@@ -328,6 +331,39 @@ def _closing_structured_block(response: str) -> str:
     if blocks and blocks[-1].closed and text.endswith(("```", "~~~")):
         return "a fenced block"
     return ""
+
+
+_OPENING_TUPLE_LINES_RE = re.compile(
+    r"\A\s*(?:[ \t]*[-*]?[ \t]*\([^\n]*\)[ \t]*[,;.]?[ \t]*(?:\n|\Z))+"
+)
+
+
+def _opening_structured_block(response: str) -> str:
+    """The answer in the shape asked, before anything else: lines of tuples, a fenced block
+    or a JSON object / list that opens the reply ("List the pairs at the very beginning")."""
+    text = response.lstrip()
+    if _OPENING_TUPLE_LINES_RE.match(text):
+        return "its lines of tuples"
+    if text.startswith(("```", "~~~")):
+        return "a fenced block"
+    if text.startswith(("{", "[")):
+        return "a JSON block"
+    return ""
+
+
+def _standalone_last_line(response: str) -> str:
+    """A short last line in a paragraph of its own, with no marker: the bare answer a question
+    asked to place alone on the last line ("[Na+].[BH4-]", "Category 3"); not a sign-off, a
+    question or a heading."""
+    blocks = [p.strip() for p in _PARAGRAPH_BREAK_RE.split(response.strip()) if p.strip()]
+    if len(blocks) < 2 or "\n" in blocks[-1]:
+        return ""
+    line = blocks[-1].strip("*_ \t")
+    if not line or len(line.split()) > 8 or line.endswith(("?", ":", "：")) or line[0] == "#":
+        return ""
+    if _MORE_RESPONSE_RE.match(line):
+        return ""
+    return f"a line of its own ({clip(line, 40)!r})"
 
 
 _PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n")

@@ -55,6 +55,7 @@ from sci_tasks.metrics.constraints.notation import (
     decode_selfies,
     iupac_problem,
     parse_smiles,
+    selfies_only,
     selfies_shaped,
 )
 from sci_tasks.metrics.constraints.text import clip
@@ -72,7 +73,7 @@ def check(candidate: Candidate) -> Candidate:
         return candidate
     candidate.checked = True
     if candidate.fmt == "smiles":
-        if selfies_shaped(candidate.text) and candidate.rank > Rank.DECISIVE:
+        if selfies_only(candidate.text) and candidate.rank > Rank.DECISIVE:
             candidate.error = "SELFIES, not SMILES"
             return candidate
         candidate.mol, candidate.error = parse_smiles(candidate.text)

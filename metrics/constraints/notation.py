@@ -133,6 +133,17 @@ def selfies_shaped(token: str) -> bool:
     )
 
 
+# What only SELFIES writes: a bond or branch symbol ("[=O]", "[Branch1]", "[Ring1]") or a
+# bare element symbol ("[C]"); a bracket atom with a charge or hydrogen count ("[Na+]",
+# "[BH4-]", "[NH4+]") is SMILES as much as SELFIES.
+_SELFIES_ONLY_SYMBOL_RE = re.compile(r"\[(?:[=#/\\]|Branch|Ring|Expl|[A-Z][a-z]?\])")
+
+
+def selfies_only(token: str) -> bool:
+    """SELFIES-shaped with a symbol that a SMILES writer would not write."""
+    return selfies_shaped(token) and _SELFIES_ONLY_SYMBOL_RE.search(token) is not None
+
+
 def smiles_shaped(token: str, min_atoms: int = 1) -> bool:
     """Made of SMILES tokens only, with at least ``min_atoms`` atoms."""
     if not token or len(token) > MAX_SMILES_LEN or _SMILES_RE.fullmatch(token) is None:
