@@ -36,6 +36,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import xml.etree.ElementTree as ET
 from itertools import combinations, islice
 
 from sci_tasks.metrics.constraints.answers import (
@@ -218,8 +219,8 @@ _KEY_VALUE_LINE_RE = re.compile(
 
 def _structured_address(response: str) -> tuple[list[str], str] | None:
     """An address given as a structure (issue 28): a Python tuple / list of strings, or a JSON
-    object / dict / ``key: value`` lines read by their values in order, in the last fenced
-    block or the last paragraph; None when the answer is not one."""
+    object / dict / ``key: value`` lines / an XML element's children read by their values in
+    order, in the last fenced block or the last paragraph; None when the answer is not one."""
     blocks = code_blocks(response)
     pieces = [blocks[-1].body] if blocks and blocks[-1].closed else []
     para = paragraphs(response)
@@ -243,11 +244,26 @@ def _structured_address(response: str) -> tuple[list[str], str] | None:
             and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value)
         ):
             return [str(v).strip() for v in value], "the structured answer"
+        if body.startswith("<") and (fields := _xml_fields(body)):
+            return fields, "the XML elements"
         lines = [ln for ln in body.splitlines() if ln.strip()]
         pairs = [_KEY_VALUE_LINE_RE.match(ln) for ln in lines]
         if len(lines) >= 2 and all(pairs):
             return [m.group(2).strip(" *") for m in pairs if m], "the key: value lines"
     return None
+
+
+def _xml_fields(body: str) -> list[str]:
+    """The texts of a well-formed XML root's child elements, in order (``<address>`` with
+    ``<street>``, ``<city>``, ...); empty when it is no such document."""
+    try:
+        root = ET.fromstring(body)
+    except ET.ParseError:
+        return []
+    children = list(root)
+    if len(children) < 2 or any(len(child) for child in children):
+        return []
+    return [(child.text or "").strip() for child in children]
 
 
 @register("geography_address_format_validity")
