@@ -56,6 +56,34 @@ def number_parts(m: re.Match[str]) -> tuple[int, str, str | None]:
 
 
 _BARE_POWER_RE = re.compile(_POWER)
+_SUPERSCRIPT_MAP = str.maketrans(_SUPERSCRIPT_DIGITS + "⁺⁻−", "0123456789+--")
+_POWER_DIGITS_RE = re.compile(r"[-+]?[0-9]+")
+
+
+def number_value(written: str) -> tuple[float, str] | None:
+    """The value of a number as ``NUMBER_RE`` reads it ("5.91 × 10⁻¹²", "5.91e-12",
+    "1,200") and its mantissa's digits as written ("5.91", "1200"); None when ``written``
+    is no single number."""
+    m = NUMBER_RE.fullmatch(written.strip())
+    if m is None:
+        return None
+    _, mantissa, exp = number_parts(m)
+    mantissa = mantissa.replace(",", "")
+    value = float(mantissa)
+    if m.string[m.start()] in "-−":
+        value = -value
+    if exp:
+        if exp.lstrip()[:1] in "eE":
+            power = exp.lstrip()[1:]
+        else:  # "× 10^{-4}", "·10⁻⁴", "*10**5": the exponent after the 10
+            power = exp.translate(_SUPERSCRIPT_MAP).split("10", 1)[1]
+        digits = _POWER_DIGITS_RE.search(power.replace("−", "-").replace(" ", ""))
+        if digits is None:
+            return None
+        value *= 10.0 ** int(digits.group())
+    return value, mantissa
+
+
 _LABEL_WORDS = frozenset(
     "step steps stage part case fig figure figs figures table tables eq eqs equation "
     "equations section chapter option question problem example item method scenario row "

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ from sci_tasks.metrics.constraints.answers import code_blocks, final_answer
 from sci_tasks.metrics.constraints.base import (
     CheckInput,
 )
+from sci_tasks.metrics.constraints.number_grammar import number_value
 from sci_tasks.metrics.constraints.quantities import (
     Quantity,
     TooManyNumbers,
@@ -188,7 +190,7 @@ def _units_in_parameters(params: str) -> list[Unit]:
     if whole:
         return [whole]
     parts = [p for p in re.split(r"[ \t]*(?:[,;]|\band\b)[ \t]*", text) if p.strip()]
-    if 1 < len(parts) <= MAX_LISTED_UNITS and not _DIGIT_RE.search(text):
+    if 1 < len(parts) <= MAX_LISTED_UNITS and not _DIGIT_RE.search(_EXPONENT_RE.sub("", text)):
         # (values with units, "Primer length: 24 nt; ...": the units they carry, below)
         # "millimoles (mmol) for amounts, moles per litre (mol/L) for concentrations"
         found = [[u] if (u := _unit_of_piece(_FOR_KIND_RE.sub("", p))) else [] for p in parts]
@@ -199,6 +201,8 @@ def _units_in_parameters(params: str) -> list[Unit]:
     return []
 
 
+# an exponent inside a unit ("MPa·m^1/2", "m^{-3}") is no value
+_EXPONENT_RE = re.compile(r"\^\{?[-−+]?[0-9]+(?:/[0-9]+)?\}?")
 _FOR_KIND_RE = re.compile(r"[ \t]+for[ \t]+(?:the[ \t]+)?[a-z][a-z -]*$", re.I)
 
 
@@ -380,26 +384,65 @@ def answer_statement(response: str) -> tuple[str, str] | None:
     return response[start:end], "the answer statement"
 
 
-def _literal_of_numbers(text: str) -> bool:
-    """A Python / JSON literal (tuple, list, dict) with bare number values."""
+def _literal(text: str) -> object:
+    """``text`` read as a Python / JSON literal (tuple, list, dict), else None."""
     body = text.strip()
     if not body or body[0] not in "([{" or body[-1] not in ")]}":
-        return False
+        return None
     try:
-        value = ast.literal_eval(body)
+        return ast.literal_eval(body)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         try:
-            value = json.loads(body)
+            return json.loads(body)
         except (ValueError, RecursionError):
-            return False
+            return None
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _literal_of_numbers(text: str) -> bool:
+    """A Python / JSON literal (tuple, list, dict) with bare number values."""
+    value = _literal(text)
     items = list(value.values()) if isinstance(value, dict) else value
     if not isinstance(items, (tuple, list)):
         return False
-    return any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items)
+    return any(_is_number(v) for v in items)
+
+
+_KEY_WORD_RE = re.compile(r"[A-Za-z0-9%]+")
+
+
+def _values_in_key_units(answer: str) -> str:
+    """A dict answer's numbers with the unit their key ends with ("gc_content_percent": 40.0
+    -> "40.0 percent", "radius_nm" -> nm), one per line; keys of one word name no unit ("t",
+    "m" are quantities there, not tonnes or metres)."""
+    value = _literal(answer)
+    if not isinstance(value, dict):
+        return ""
+    out = []
+    for key, number in value.items():
+        words = _KEY_WORD_RE.findall(str(key))
+        if not _is_number(number) or len(words) < 2:
+            continue
+        for i in range(1, len(words)):
+            tail = " ".join(words[i:])
+            if len(tail) >= 2 and parse_unit(tail):
+                out.append(f"{number} {tail}")
+                break
+    return "\n".join(out)
 
 
 def _same_value(a: str, b: str) -> bool:
-    return a.replace(" ", "").replace(",", "") == b.replace(" ", "").replace(",", "")
+    """The same number with the same digits, in any notation ("5.91 × 10⁻¹²" and "5.91e-12",
+    "1,200" and "1200"; "5" and "5.0" are not: the precision as written differs)."""
+    if a.replace(" ", "").replace(",", "") == b.replace(" ", "").replace(",", ""):
+        return True
+    x, y = number_value(a), number_value(b)
+    if x is None or y is None:
+        return False
+    return x[1] == y[1] and math.isclose(x[0], y[0], rel_tol=1e-9)
 
 
 def check_units(inp: CheckInput) -> Verdict:
@@ -477,8 +520,11 @@ def _places_stating_the_unit(
     if not numbers:
         return
     if _literal_of_numbers(answer):
-        # a tuple / list / dict of numbers cannot hold a unit: the sentence introducing it
-        # ("(activity in kBq, ...)") or the working's values stand for it
+        # a tuple / list / dict of numbers cannot hold a unit: a key naming it
+        # ("gc_content_percent"), the sentence introducing it ("(activity in kBq, ...)") or
+        # the working's values stand for it
+        if keyed := _values_in_key_units(answer):
+            yield keyed, "the answer's keys, naming the units of their values"
         yield _introducing_sentence(response, answer), "the sentence introducing the answer"
         yield response, "the response, for the values of the structured answer"
     else:

@@ -122,12 +122,13 @@ def clean_unit_text(text: str) -> str:
     if "\\" in text:
         text = read_latex(text, keep_length=False)
         text = _SI_RE.sub(r"\1 \2", text)
+        # before the wrappers go: "\text{MPa}\cdot\text{m}" must not become "MPa\cdotm"
+        for pattern, repl in _LATEX_SIMPLE:
+            text = pattern.sub(repl, text)
         for _ in range(2):
             text = _WRAPPER_RE.sub(r"\1", text)
         text = _DEGREE_RE.sub("°", text)
         text = _ANGSTROM_RE.sub("Å", text)
-        for pattern, repl in _LATEX_SIMPLE:
-            text = pattern.sub(repl, text)
         for _ in range(2):
             text = _FRAC_RE.sub(r"(\1)/(\2)", text)
     if "%" in text:
