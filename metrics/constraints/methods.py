@@ -216,8 +216,26 @@ def _items_from(text: str) -> list[_Item]:
     if len(pieces) > MAX_METHOD_ITEMS:
         raise TooManyItems(f"{len(pieces)} distinct items (more than {MAX_METHOD_ITEMS})")
     kept = [p for p in pieces if not _is_setting(p)] or pieces
-    items = []
+    items: list[_Item] = []
     for piece in kept:
+        if items and _is_qualifier(piece):
+            continue  # "Doppler effect, moving source": a condition of the method before it
+        if (
+            items
+            and "=" in piece
+            and "=" not in items[-1].text
+            and not _names_a_method(piece.split("=")[0])
+        ):
+            # "linear-elastic fracture mechanics, K_I = Yσ√(πa)": the formula of the method
+            # before it, which counts as that method applied
+            formula = piece[piece.index(":") + 1 :] if ":" in piece.split("=")[0] else piece
+            items[-1].alternatives.append(_formula_part(formula.strip()))
+            continue
+        if "=" in piece:  # brackets group terms of a formula: no alternatives in them
+            formula = _formula_part(piece)
+            named = list(_methods_named(piece.split("=")[0]))
+            items.append(_Item(formula, named, [] if named else [formula]))
+            continue
         main, inner = _bracketed(piece)
         # a bracketed formula of the main formula ("(vertical interval / horizontal distance)")
         # is an alternative; a bracketed setting is dropped
@@ -233,6 +251,27 @@ def _items_from(text: str) -> list[_Item]:
                 literal.append(_formula_part(c))
         items.append(_Item(_formula_part(piece), methods, literal))
     return items
+
+
+# Nouns of a process or a technique ("calibration", "hydrolysis", "chromatography"): a
+# short piece holding one is a method of its own, not a condition of the one before it.
+_PROCESS_NOUN_RE = re.compile(r"\w(?:tion|sion|sis|ment|graphy|metry|scopy)s?\b", re.I)
+
+
+def _names_a_method(text: str) -> bool:
+    return bool(_methods_named(text)) or bool(_METHOD_WORD_RE.search(text))
+
+
+def _is_qualifier(piece: str) -> bool:
+    """A short piece naming no method, no formula and no process ("moving source",
+    "stationary observer", "critical value 2300", "k"): a condition or a quantity of the
+    method before it in the requirement, not a method to be found on its own."""
+    return (
+        len(piece.split()) <= 3
+        and not _names_a_method(piece)
+        and not _PROCESS_NOUN_RE.search(piece)
+        and not _FORMULA_CHARS_RE.search(piece)
+    )
 
 
 def _method_items(params: str, question: str) -> tuple[list[_Item], str]:

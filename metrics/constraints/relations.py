@@ -120,6 +120,16 @@ class Equation:
 
 # ---- reading ----------------------------------------------------------------------------
 
+_TIMES_TEN_RE = re.compile(
+    r"([0-9]+(?:\.[0-9]+)?)[ \t]*\*[ \t]*10[ \t]*"
+    rf"(?:\^[ \t]*\(?[ \t]*([-+]?[ \t]*[0-9]+)[ \t]*\)?|([{_SUP_CHARS}]+))"
+)
+
+
+def _as_e_notation(m: re.Match[str]) -> str:
+    power = (m.group(2) or m.group(3).translate(_SUPERSCRIPTS)).replace(" ", "")
+    return f"{m.group(1)}e{power}"
+
 
 class _Reader:
     """Turns one side of an equation into a Python expression over placeholder names."""
@@ -204,6 +214,8 @@ class _Reader:
         text = text.replace("−", "-").replace("–", "-").replace("×", "*").replace("·", "*")
         text = text.replace("⋅", "*").replace("∙", "*").replace("÷", "/").replace("√", " sqrt")
         text = text.replace("½", "(1/2)").replace("[", "(").replace("]", ")")
+        # "1.0 × 10⁻³", "1.0*10^(-3)": one number (one slot), as "1.0e-3"
+        text = _TIMES_TEN_RE.sub(_as_e_notation, text)
         out: list[str] = []
         i, n = 0, len(text)
         prev_atom = False  # the previous token ends an operand (implicit product follows)
@@ -576,10 +588,18 @@ def _first_equation(left: str, right: str, generalise: bool = True) -> Equation 
     return None
 
 
+_PLUS_MINUS_RE = re.compile(r"[±∓]|\\pm(?![A-Za-z])|\\mp(?![A-Za-z])")
+
+
 @functools.lru_cache(maxsize=1024)
 def required_equations(formula: str) -> tuple[Equation, ...]:
     """A requirement's formula (``n1 sin θ1 = n2 sin θ2``, LaTeX or plain) as equations:
     one per pair of neighbouring sides; none when it is not a formula."""
+    if "∓" in formula or "±" in formula or "\\mp" in formula or "\\pm" in formula:
+        # "f' = f v/(v ∓ v_s)": each sign is the relation (approaching and receding)
+        plus = _PLUS_MINUS_RE.sub(lambda m: "+" if m.group() in ("±", "\\pm") else "-", formula)
+        minus = _PLUS_MINUS_RE.sub(lambda m: "-" if m.group() in ("±", "\\pm") else "+", formula)
+        return required_equations(plus) + required_equations(minus)
     out = []
     for region in _regions(formula):
         for a, b in itertools.pairwise(_EQUALS_RE.split(region)):
