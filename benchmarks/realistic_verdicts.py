@@ -8,9 +8,9 @@ The corpus (``benchmarks/realistic/``, how it was built: its README) holds:
   a label for every (reply, constraint) pair, given blind from ``docs/labelling.md`` by two
   labellers (disagreements settled by a third). Three held-out sets: ``heldout1`` (a third
   of the first 95 questions, read at the end of round one), ``heldout2`` (fresh questions
-  written after that, read at the end of round two) and ``heldout3`` (half of round three's
-  fresh questions and replies, by the SHA-1 of ``qid``, read once at its end; the other
-  half, ``dev3``, was worked on).
+  written after that, read at the end of round two), ``heldout3`` (two thirds of round
+  three's fresh questions and replies, by the SHA-1 of ``qid``, read at its end; the other
+  third, ``dev3``, was worked on) and ``heldout4`` (round four the same way, with ``dev4``).
 * SPM-Bench and SciGen-Verify: replies written blind with the meaning each is meant to
   carry (the selected options and confidence; the judgement).
 
@@ -54,7 +54,15 @@ SCIMIF_PARTS = (
         "second held-out set (fresh questions, read at the end of round two, then developed on)",
     ),
     ("dev3", "round three's development half (fresh questions and replies, worked on)"),
-    ("heldout3", "round three's held-out half (fresh questions and replies, read once at the end)"),
+    (
+        "heldout3",
+        "round three's held-out part (read at its end, then developed on)",
+    ),
+    ("dev4", "round four's development third (fresh questions and replies, worked on)"),
+    (
+        "heldout4",
+        "round four's held-out part (fresh questions and replies, read once at the end)",
+    ),
 )
 UNSCORED = "unscored"
 
