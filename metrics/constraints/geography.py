@@ -455,6 +455,13 @@ def _scene_attribute_verdict(inp: CheckInput, attrs: dict[str, list[str]], sourc
     if span is not None and _attribute_values(span.text, list(attrs)):
         text = span.text
     values = _attribute_values(text, list(attrs))
+    # a JSON object holding the attributes is the answer, whatever the explanation after it
+    # says of them ("- **lighting_condition:** the sky is black ... -> night")
+    answer = _last_json_object(response)
+    named = {_label_key(str(k)): v for k, v in (answer or {}).items() if isinstance(v, str)}
+    if any(_label_key(a) in named for a in attrs):
+        values = {a: named[_label_key(a)] for a in attrs if _label_key(a) in named}
+        text = response
     if not values:
         return Verdict.failed(f"none of the {len(attrs)} attributes ({', '.join(attrs)}) answered")
     for attr, alts in attrs.items():

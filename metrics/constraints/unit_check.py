@@ -257,6 +257,11 @@ def _units_after_cues(text: str, ask: bool = True) -> tuple[list[Unit], list[str
     return found, where
 
 
+def _asks_for(sentence: str, units: list[Unit]) -> bool:
+    asked, _ = _units_after_cues(sentence)
+    return any(carries([u], units) for u in asked)
+
+
 def required_units(params: str, question: str) -> Requirement | None:
     """The required unit(s): the parameters when they state units, else the question."""
     q_units, q_where = _units_after_cues(question) if question else ([], [])
@@ -270,7 +275,9 @@ def required_units(params: str, question: str) -> Requirement | None:
             except TooManyNumbers:
                 units = []
         if units:
-            context = " ".join([params, *(s for s in q_where)])
+            # the question's sentences that ask for these units say their scope; one asking
+            # for another unit ("(1) convert grain sizes to metres, (2) ... for each") does not
+            context = " ".join([params, *(s for s in q_where if _asks_for(s, units))])
             return Requirement(_dedupe(units), False, "parameters", context)
         family = _family_in(params)
         if family:
@@ -466,7 +473,11 @@ def check_units(inp: CheckInput) -> Verdict:
     if any(q.units for q in own):
         # a unit per kind of quantity ("eV for energies, V for the potential"): the answer
         # gives one of them, the reply's other reported values the rest
-        if len(req.units) > 1 and any(carries(q.units, req.units) for q in own):
+        if (
+            len(req.units) > 1
+            and any(carries(q.units, req.units) for q in own)
+            and _other_unit_of_required_kind(clean_unit_text(region[0]), own, req) is None
+        ):
             return _each_unit_in_reply(inp.response, req, verdict)
         return verdict  # the answer gives a unit, and it is not the required one
     if len(req.units) > 1:
@@ -622,6 +633,17 @@ def _check_units(inp: CheckInput, req: Requirement, whole: bool) -> Verdict:
             f"{req.show()} required"
         )
     missing = [u for u in req.units if not any(carries(q.units, [u]) for q in with_unit)]
+    if not whole and not missing:
+        # the answer gives a quantity of a required kind in another unit ("d = 4.8 × 10⁻⁶ m"
+        # where µm was asked): not in the required unit, unless it is a conversion beside
+        # one that is ("50.0 µm = 5.0 × 10⁻⁵ m", "12 miles (19 km)")
+        cleaned = clean_unit_text(text)
+        wrong = _other_unit_of_required_kind(cleaned, found, req)
+        if wrong:
+            return Verdict.failed(
+                f"{where} gives {_show_quantity(wrong)}, a quantity of the kind of "
+                f"{req.show()} in another unit (required, from the {req.source})"
+            )
     if whole:
         # a count per amount also measures what its amount alone does (cm^-3 for defects/cm^3)
         dims = {dimension(v) for u in req.units for v in (u, without_counts(u))}
@@ -646,6 +668,37 @@ def _check_units(inp: CheckInput, req: Requirement, whole: bool) -> Verdict:
         f"{len(hits)} quantit{'y' if len(hits) == 1 else 'ies'} in {where} in {req.show()} "
         f"(from the {req.source}), e.g. {_show_quantity(hits[0])}"
     )
+
+
+_CONVERSION_GAP_RE = re.compile(r"[ \t]*(?:=|≈|~|\(|\[|,?[ \t]*i\.e\.,?|or)[ \t]*\Z")
+
+
+def _other_unit_of_required_kind(
+    cleaned: str, found: list[Quantity], req: Requirement
+) -> Quantity | None:
+    """The first quantity whose dimension is a required unit's but whose unit is not
+    required, and which is no conversion beside a quantity in a required unit."""
+    dims = {dimension(u) for u in req.units}
+    for i, q in enumerate(found):
+        if not q.units or carries(q.units, req.units) or dimension(q.units[0]) not in dims:
+            continue
+        if _bracketed(cleaned, q.start):
+            continue
+        before = found[i - 1] if i else None
+        after = found[i + 1] if i + 1 < len(found) else None
+        end = q.start + len(q.number)
+        gap_after = cleaned[end : after.start].replace(q.unit_text, "", 1) if after else ""
+        gap_before = (
+            cleaned[before.start + len(before.number) : q.start].replace(before.unit_text, "", 1)
+            if before
+            else ""
+        )
+        if (after and carries(after.units, req.units) and _CONVERSION_GAP_RE.match(gap_after)) or (
+            before and carries(before.units, req.units) and _CONVERSION_GAP_RE.match(gap_before)
+        ):
+            continue
+        return q
+    return None
 
 
 def _check_si(with_unit: list[Quantity], where: str) -> Verdict:
