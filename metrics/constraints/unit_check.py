@@ -212,7 +212,7 @@ def _unit_of_piece(text: str) -> Unit | None:
     whole = parse_unit(text)
     if whole:
         return whole[0]
-    m = re.fullmatch(r"(.+?)[ \t]*\(([^()]+)\)", text)
+    m = re.fullmatch(r"([^(),;]+?)[ \t]*\(([^()]+)\)", text)
     if m and len(m.group(1).split()) <= 4:  # a unit name, not a sentence ending in "(°C)"
         a, b = parse_unit(m.group(1)), parse_unit(m.group(2))
         if a or b:
@@ -311,8 +311,41 @@ def required_units(params: str, question: str) -> Requirement | None:
 _DIGIT_RE = re.compile(r"[0-9]")
 
 
-def answer_region(response: str) -> tuple[str, str] | None:
-    """The final-answer text for unit checks and words for it (module docstring)."""
+def answer_region(response: str, units: tuple[Unit, ...] = ()) -> tuple[str, str] | None:
+    """The final-answer text for unit checks and words for it (module docstring); a table
+    with a unit column is read row by row as "value unit" (``_unit_column_rows``)."""
+    region = _answer_region(response, units)
+    if region is not None and (rows := _unit_column_rows(region[0])):
+        return rows, f"{region[1]}, each value with its row's unit"
+    return region
+
+
+_UNIT_HEADER = frozenset({"unit", "units", "unit(s)"})
+
+
+def _unit_column_rows(text: str) -> str:
+    """A CSV or Markdown table whose header has a unit column ("quantity,value,unit") as
+    "value unit" lines, one per row; "" when ``text`` is no such table."""
+    lines = [ln.strip().strip("|") for ln in text.strip().splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not re.fullmatch(r"[\s|:-]*", ln) and not ln.startswith("```")]
+    if len(lines) < 2:
+        return ""
+    sep = "|" if "|" in lines[0] else ","
+    header = [c.strip().strip("*`").lower() for c in lines[0].split(sep)]
+    unit_at = next((i for i, c in enumerate(header) if c in _UNIT_HEADER), None)
+    if unit_at is None:
+        return ""
+    out = []
+    for line in lines[1:]:
+        cells = [c.strip() for c in line.split(sep)]
+        if len(cells) != len(header):
+            return ""
+        values = [c for i, c in enumerate(cells) if i != unit_at and _DIGIT_RE.search(c)]
+        out += [f"{v} {cells[unit_at]}" for v in values]
+    return "\n".join(out)
+
+
+def _answer_region(response: str, units: tuple[Unit, ...]) -> tuple[str, str] | None:
     span = final_answer(response)
     if span is not None:
         nl = response.find("\n", span.end)
@@ -320,10 +353,17 @@ def answer_region(response: str) -> tuple[str, str] | None:
         return response[span.start : end], f"the final answer ({span.source})"
     blocks = code_blocks(response)
     if blocks and blocks[-1].closed:
-        # a closing structured block, perhaps followed by a remark without numbers
+        # a closing structured block, perhaps followed by a remark: one paragraph of prose,
+        # no working ("=") in it (docs/labelling.md: a closing remark does not move the answer)
         body = blocks[-1].body
-        after = response[response.rfind(body) + len(body) :]
-        if body.strip() and not _DIGIT_RE.search(after):
+        after = response[response.rfind(body) + len(body) :].strip().strip("`~").strip()
+        remark = (
+            not _BLANK_LINE_RE.search(after)
+            and "=" not in after
+            and len(after) <= 400
+            and not _states_unit(after, units)  # "In short: a_c ≈ 4.97 mm": the answer again
+        )
+        if body.strip() and (not _DIGIT_RE.search(after) or remark):
             return body, "the final answer (the last ``` block)"
     lines = non_empty_lines(response)
     for line in reversed(lines):
@@ -332,6 +372,13 @@ def answer_region(response: str) -> tuple[str, str] | None:
     if lines:
         return lines[-1].text, "the last line"
     return None
+
+
+def _states_unit(text: str, units: tuple[Unit, ...]) -> bool:
+    try:
+        return any(carries(q.units, units) for q in quantities(clean_unit_text(text)))
+    except TooManyNumbers:
+        return False
 
 
 def _bare_in_structured_answer(response: str) -> str:
@@ -463,7 +510,7 @@ def check_units(inp: CheckInput) -> Verdict:
     if verdict.score != 0.0 or whole:
         return verdict
     # the final answer's own line lacks the unit: the reply may state it for the same value
-    region = answer_region(inp.response)
+    region = answer_region(inp.response, req.units)
     if region is None or req.si or req.dimensionless:
         return verdict
     try:
@@ -604,7 +651,7 @@ def _check_units(inp: CheckInput, req: Requirement, whole: bool) -> Verdict:
                 f"carry one ({req.show()} required for every value)"
             )
     else:
-        region = answer_region(inp.response)
+        region = answer_region(inp.response, req.units)
         if region is None:
             return Verdict.failed(f"empty response ({req.show()} required)")
         text, where = region
