@@ -59,6 +59,7 @@ from sci_tasks.metrics.constraints.base import (
 from sci_tasks.metrics.constraints.options import split_items
 from sci_tasks.metrics.constraints.text import (
     OPTIONAL_MARK_RE,
+    clauses_matching,
     clean_parameters,
     clip,
     optional_part,
@@ -90,7 +91,13 @@ def _first_valid(
 ) -> Verdict:
     """Run ``check(text, where)`` on each ``structured_answers`` candidate: the first pass
     wins, else the verdict on the last candidate (the final answer, when there is one)."""
-    question_says = " ".join(sentences_matching(inp.question or "", keyword))
+    # "only" in the clause naming the format ("..., and write the answer in capital letters
+    # only" is about letter case)
+    question_says = " ".join(
+        clause
+        for sentence in sentences_matching(inp.question or "", keyword)
+        for clause in clauses_matching(sentence, keyword)
+    )
     only = bool(ONLY_FORMAT_RE.search(question_says + " " + clean_parameters(inp.parameters)))
     candidates, lead = structured_answers(
         inp.response, langs, input_scope(inp, keyword), only=only, openers=openers

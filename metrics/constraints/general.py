@@ -109,6 +109,10 @@ _SMALL_FRACTION_RE = re.compile(
     r"\\[dt]?frac\{[1-9]\}\{[1-9][0-9]?\}|(?<![0-9.])[1-9][ \t]*/[ \t]*[1-9][0-9]?(?![0-9.])"
 )
 _YEAR_CONTEXT_RE = re.compile(r"(?:\(|\bin[ \t]|\bsince[ \t]|\bal\.?,?[ \t]|[A-Z][a-z]+,?[ \t])$")
+_FACTOR_BEFORE_RE = re.compile(
+    r"\bfactor[ \t]+of[ \t]+(?:about[ \t]+|roughly[ \t]+|~[ \t]*)?$", re.I
+)
+_ASKS_FACTOR_RE = re.compile(r"\b(?:factor|fold|ratio|how[ \t]+many[ \t]+times)\b", re.I)
 _COUNT_WORDS_RE = re.compile(
     r"[ \t]+(?:distinct[ \t]+|different[ \t]+|main[ \t]+|key[ \t]+|separate[ \t]+)?"
     r"(?:steps?|stages?|times|significant[ \t]+figures|sig\.?[ \t]+figs|decimal[ \t]+places?|"
@@ -166,13 +170,30 @@ def _never_in_scope(text: str, x: Number) -> bool:
     return bool(_COUNT_WORDS_RE.match(text, x.end))
 
 
-def _answer_numbers(text: str, scope: str) -> list[Number]:
+def _answer_numbers(text: str, scope: str, question: str = "") -> list[Number]:
     """The numbers of ``text`` a precision rule applies to: never exponents, power bases,
-    formula constants, years or counts (``_never_in_scope``); in the final answer, those of
-    a given-quantity aside are left out when a number stays outside it."""
+    formula constants, years or counts (``_never_in_scope``); in the whole response, not the
+    question's data restated ("k = 0.158" when the question gives 0.158); in the final
+    answer, those of a given-quantity aside are left out when a number stays outside it."""
     found = find_numbers(text)
     numbers = [x for x in found if not _never_in_scope(text, x)] or found
-    if scope != "final" or "(" not in text:
+    if scope != "final":
+        given = {g.text.replace(" ", "") for g in find_numbers(question)} if question else set()
+        # "refining the grains by a factor of 25 ...": a multiplier in a remark, unless a
+        # factor is what the question asks for
+        factor_asked = bool(_ASKS_FACTOR_RE.search(question))
+        kept = [
+            x
+            for x in numbers
+            if x.text.replace(" ", "") not in given
+            and (
+                factor_asked
+                or x.decimals
+                or not _FACTOR_BEFORE_RE.search(text[max(0, x.start - 30) : x.start])
+            )
+        ]
+        return kept or numbers
+    if "(" not in text:
         return numbers
     asides = [m.span() for m in _GIVEN_ASIDE_RE.finditer(text)]
     kept = [x for x in numbers if not any(a <= x.start < b for a, b in asides)]
@@ -192,7 +213,7 @@ def decimal_annotation(inp: CheckInput) -> Verdict:
     n = places.pop()
     scope = input_scope(inp, _DECIMAL_KEY, default="final")
     text, where = scoped_text(inp.response, scope)
-    numbers = _answer_numbers(text, scope)
+    numbers = _answer_numbers(text, scope, inp.question or "")
     if not numbers:
         return Verdict.failed(f"no number found in {where} ({n} decimals required)")
     bad = [x.text for x in numbers if x.decimals != n]
@@ -210,7 +231,7 @@ def decimal_annotation(inp: CheckInput) -> Verdict:
 def scientific_annotation(inp: CheckInput) -> Verdict:
     scope = input_scope(inp, _SCIENTIFIC_KEY, default="final")
     text, where = scoped_text(inp.response, scope)
-    numbers = _answer_numbers(text, scope)
+    numbers = _answer_numbers(text, scope, inp.question or "")
     if not numbers:
         return Verdict.failed(f"no number found in {where}")
     plain = [x.text for x in numbers if not x.scientific]

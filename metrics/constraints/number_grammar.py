@@ -141,6 +141,8 @@ def find_numbers(text: str) -> list[Number]:
                 scientific, mant, end = True, "1", power.end()
         if start and text[start - 1] in _BEFORE_INDEX and _is_exponent_or_index(text, start):
             continue
+        if start > 4 and text[start - 1] == ">" and text[start - 5 : start].lower() in _HTML_INDEX:
+            continue  # HCO<sub>3</sub>, m<sup>2</sup>: an HTML subscript or superscript
         point = mant.find(".")
         if point < 0 and not scientific and _is_label(text, start, end):
             continue
@@ -150,6 +152,7 @@ def find_numbers(text: str) -> list[Number]:
 
 
 _BEFORE_INDEX = " \t{(^_*"
+_HTML_INDEX = ("<sub>", "<sup>")
 
 
 def _is_exponent_or_index(text: str, start: int) -> bool:
