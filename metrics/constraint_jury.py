@@ -15,7 +15,6 @@ any constraint of the sample, with the reason, and casts no vote: the run goes o
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
 from sci_tasks.metrics.constraints.registry import CheckInput, evaluate
@@ -27,7 +26,7 @@ from sci_tasks.metrics.judge import (
     Jury,
     client_for,
 )
-from sci_tasks.metrics.judge.jury import combine_grades, vote
+from sci_tasks.metrics.judge.jury import combine_grades, each_juror, votes
 
 Verdicts = list[tuple[dict[str, Any], bool]]  # per constraint: (verdict, whether asked)
 
@@ -71,8 +70,7 @@ def constraint_log_by_jury(
 ) -> tuple[list[dict[str, Any]], list[list[str | None]]]:
     """(the sample's constraint log, the jury's items: per judged constraint, each juror's
     vote, None where it gave no verdict)."""
-    with ThreadPoolExecutor(max_workers=len(jury.jurors)) as pool:
-        per_juror = list(pool.map(lambda j: _juror_verdicts(inputs, j), jury.jurors))
+    per_juror = each_juror(jury, lambda juror: _juror_verdicts(inputs, juror))
     log: list[dict[str, Any]] = []
     items: list[list[str | None]] = []
     for k, item in enumerate(doc["instruction_list"]):
@@ -93,11 +91,11 @@ def constraint_log_by_jury(
                 **base,
                 "score": combined["score"],
                 "reason": combined["reason"],
-                "judge": f"jury of {len(jurors)} ({jury.combine})",
+                "judge": jury.label,
                 "jurors": jurors,
             }
         )
-        items.append([vote(j) if j["score"] is not None else None for j in jurors])
+        items.append(votes(jurors))
     return log, items
 
 

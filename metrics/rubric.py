@@ -21,6 +21,14 @@ failed: the structural metrics do not use weights. A rubric the judge must decid
 and the task's RR / NHR / SF1 are NaN while any rubric is unscored. Task values are macro
 averages over domains: the mean over each domain's rubrics of the per-rubric values (never
 rounded), then the unweighted mean over domains.
+
+The rubric role may be a jury (``judges.rubric.jury``, ``metrics.judge.jury``): the match
+request is asked of every juror at once; ``majority`` (the default) decides each (point,
+gold rule) cell of the matrix, the matrix's pass / fail decisions being what a juror
+judges, and RR / NHR / SF1 follow from the combined matrix (a tie on a cell leaves the
+rubric unscored, the tied cells and votes as the reason); ``mean`` averages the jurors'
+RR, NHR and SF1. Each juror's matrix and values stay in the record's ``jurors``; the cells
+are the items of ``rubric_agreement`` and ``rubric_kappa``.
 """
 
 from __future__ import annotations
@@ -31,7 +39,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sci_tasks.metrics.judge import JudgeClient, JudgeRequest, client_for
+from sci_tasks.metrics.judge import (
+    JudgeClient,
+    JudgeConfig,
+    JudgeReply,
+    JudgeRequest,
+    Jury,
+    client_for,
+)
+from sci_tasks.metrics.judge.jury import agreement_metrics, combine_grades, each_juror, votes
 from sci_tasks.metrics.judge.usage import RUBRIC
 from sci_tasks.metrics.reply import OBJECT_START, decode_at
 from sci_tasks.prompts import render, version
@@ -39,6 +55,9 @@ from sci_tasks.run_settings import NO_SETTINGS, RunSettings
 
 MATCH_TEMPLATE = "judge/rubric_match.jinja"
 WEIGHT_TOTAL = 10.0
+# with a jury (``judges.rubric.jury``): agreement between its jurors over every cell
+# (point, gold rule) of the match matrices they were asked
+JURY_METRICS = {RUBRIC: agreement_metrics(RUBRIC)}
 
 
 @dataclass(frozen=True)
@@ -209,8 +228,13 @@ def macro_over_domains(items: Iterable[Mapping[str, Any]]) -> float:
 
 
 def score_rubric(
-    doc: Mapping[str, Any], response: str | None, judge: JudgeClient | None = None
+    doc: Mapping[str, Any],
+    response: str | None,
+    judge: JudgeClient | None = None,
+    jury: Jury | None = None,
 ) -> dict[str, Any]:
+    """One rubric's record; with a ``jury`` its match request goes to every juror instead of
+    ``judge`` (``by_jury``)."""
     rubric = parse_rubric(response)
     points = rubric.points
     gold = list(doc["gold_rules"])
@@ -239,26 +263,108 @@ def score_rubric(
     if not points:
         s = structural([], len(gold))
         return record | _values(s) | {"reason": "no checking points: RR = NHR = SF1 = 0"}
+    request = match_request(doc["instruction"], gold, points)
+    if jury is not None:
+        return record | by_jury(jury, request, len(points), len(gold))
     if judge is None:
         return record | {"reason": "no judge configured"}
-    reply = judge.ask(match_request(doc["instruction"], gold, points))
+    return record | _matched(judge.ask(request), len(points), len(gold))
+
+
+def _matched(reply: JudgeReply, n_points: int, n_rules: int) -> dict[str, Any]:
+    """A judge's match matrix and what follows from it (``matrix`` None: no verdict)."""
     if reply.data is None:
-        return record | {
-            "reason": f"judge gave no verdict: {reply.error}",
-            "judge": reply.provenance,
+        return {"reason": f"judge gave no verdict: {reply.error}", "judge": reply.provenance}
+    matrix = matrix_from_reply(reply.data, n_points)
+    s = structural(matrix, n_rules)
+    return _values(s) | {
+        "matrix": matrix,
+        "reason": f"{s.matched_rules}/{s.n_rules} gold rules, {s.matched_points}/{s.n_points} "
+        "points matched",
+        "judge": reply.provenance,
+    }
+
+
+# --- a jury (``judges.rubric.jury``) -----------------------------------------------------------
+
+UNDECIDED = {"matrix": None, "matched_rules": None, "matched_points": None,
+             "rr": None, "nhr": None, "sf1": None}  # fmt: skip
+
+
+def _juror_matrix(
+    juror: JudgeConfig, request: JudgeRequest, n_points: int, n_rules: int
+) -> dict[str, Any]:
+    """One juror's match matrix and values, as the jury's record keeps them (``matrix``
+    None: no verdict, with the reason; a juror that raises is no verdict too)."""
+    try:
+        client = client_for(juror)
+        assert client is not None
+        return UNDECIDED | _matched(client.ask(request), n_points, n_rules)
+    except Exception as exc:  # one juror's crash: no verdict from it, the run goes on
+        reason = f"juror {juror.label} raised {type(exc).__name__}: {exc}"
+        return UNDECIDED | {"reason": reason, "judge": None}
+
+
+def cell_votes(jurors: Sequence[Mapping[str, Any]], point: int, rule: int) -> list[dict[str, Any]]:
+    """Each juror's verdict on whether point ``point`` (0-based) matches gold rule ``rule``
+    (1-based): score 1.0 / 0.0, None for a juror without a matrix."""
+    return [
+        {"score": None if j["matrix"] is None else float(rule in j["matrix"][point])}
+        for j in jurors
+    ]
+
+
+def by_jury(jury: Jury, request: JudgeRequest, n_points: int, n_rules: int) -> dict[str, Any]:
+    """The match request asked of every juror at once. ``majority``: each (point, gold
+    rule) cell is the jurors' majority (``jury.combine_grades``), RR / NHR / SF1 follow
+    from the combined matrix, and a tie on any cell leaves the rubric unscored with the
+    tied cells and their votes as the reason. ``mean``: the mean of the jurors' RR, NHR and
+    SF1 (no combined matrix). Each juror's matrix and values stay in ``jurors``."""
+    jurors = each_juror(jury, lambda juror: _juror_matrix(juror, request, n_points, n_rules))
+    decided = {"judge": jury.label, "jurors": jurors}
+    if jury.combine == "mean":
+        means = {
+            key: combine_grades([{"score": j[key]} for j in jurors], "mean")
+            for key in ("rr", "nhr", "sf1")
         }
-    matrix = matrix_from_reply(reply.data, len(points))
-    s = structural(matrix, len(gold))
-    return (
-        record
-        | _values(s)
-        | {
-            "matrix": matrix,
-            "reason": f"{s.matched_rules}/{s.n_rules} gold rules, {s.matched_points}/{s.n_points} "
-            "points matched",
-            "judge": reply.provenance,
-        }
+        return (
+            UNDECIDED
+            | decided
+            | {k: m["score"] for k, m in means.items()}
+            | {"reason": f"RR, NHR, SF1: {means['rr']['reason']}"}
+        )
+    matrix: list[list[int]] = []
+    ties = []
+    for point in range(n_points):
+        row = []
+        for rule in range(1, n_rules + 1):
+            cell = combine_grades(cell_votes(jurors, point, rule), "majority")
+            if cell["score"] is None:
+                ties.append(f"P{point + 1}-R{rule} {cell['reason']}")
+            elif cell["score"]:
+                row.append(rule)
+        matrix.append(row)
+    if ties:
+        return UNDECIDED | decided | {"reason": "; ".join(ties)}
+    s = structural(matrix, n_rules)
+    reason = (
+        f"jury majority per (point, rule): {s.matched_rules}/{s.n_rules} gold rules, "
+        f"{s.matched_points}/{s.n_points} points matched"
     )
+    return _values(s) | decided | {"matrix": matrix, "reason": reason}
+
+
+def jury_items(record: Mapping[str, Any]) -> list[list[str | None]]:
+    """The jury's items of one rubric: every (point, gold rule) cell the jurors were asked
+    about, each juror's vote on it (None where it gave no verdict)."""
+    jurors = record.get("jurors")
+    if not jurors:
+        return []
+    return [
+        votes(cell_votes(jurors, point, rule))
+        for point in range(record["n_points"])
+        for rule in range(1, record["n_rules"] + 1)
+    ]
 
 
 def _values(s: Structural) -> dict[str, Any]:
@@ -281,9 +387,12 @@ def process_results(
     (points, weights, match matrix, judge) in ``record`` only. ``settings``: the task's judge
     (``sci_tasks.task.SciTask``)."""
     response = results[0] if results else ""
-    record = score_rubric(doc, response, client_for(settings.judge_of(RUBRIC)))
+    jury = settings.jury(RUBRIC)
+    record = score_rubric(doc, response, client_for(settings.judge_of(RUBRIC)), jury)
     domain = record["domain"]
+    agreement = dict.fromkeys(JURY_METRICS[RUBRIC], jury_items(record)) if jury else {}
     return {
+        **agreement,
         "rr": {"value": record["rr"], "domain": domain},
         "nhr": {"value": record["nhr"], "domain": domain},
         "sf1": {"value": record["sf1"], "domain": domain},

@@ -37,13 +37,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from sci_tasks.metrics.constraints.registry import CheckInput, ConstraintResult, evaluate
 from sci_tasks.metrics.judge import JudgeClient, JudgeRequest, Jury, client_for
 from sci_tasks.metrics.judge.client import ReplyError
-from sci_tasks.metrics.judge.jury import combine_grades, fleiss_kappa, percent_agreement
+from sci_tasks.metrics.judge.jury import agreement_metrics, combine_grades, each_juror
 from sci_tasks.metrics.judge.usage import CORRECTNESS
 from sci_tasks.prompts import render, version
 from sci_tasks.run_settings import NO_SETTINGS, RunSettings
@@ -55,11 +54,8 @@ SOURCES = ("original", "core_task", "added_general")
 # with a jury: agreement between its jurors, per role (per sample: the jurors' grades of its
 # correctness; the jurors' votes on each of its judged constraints)
 JURY_METRICS = {
-    "correctness": {"correct_agreement": percent_agreement, "correct_kappa": fleiss_kappa},
-    "constraints": {
-        "constraints_agreement": percent_agreement,
-        "constraints_kappa": fleiss_kappa,
-    },
+    "correctness": agreement_metrics("correct"),
+    "constraints": agreement_metrics("constraints"),
 }
 
 
@@ -287,13 +283,13 @@ def grade_by_jury(
 ) -> dict[str, Any]:
     """The jury's grade (``metrics.judge.jury``): every juror asked at once, each juror's
     grade kept in ``jurors``, combined by the jury's rule (a tie is unscored)."""
-    clients = [client_for(j) for j in jury.jurors]
-    with ThreadPoolExecutor(max_workers=len(clients)) as pool:
-        verdicts = list(pool.map(lambda c: grade_correctness(doc, response, c, protocol), clients))
+    verdicts = each_juror(
+        jury, lambda juror: grade_correctness(doc, response, client_for(juror), protocol)
+    )
     combined = combine_grades(verdicts, jury.combine)
     return {
         **combined,
-        "judge": f"jury of {len(clients)} ({jury.combine})",
+        "judge": jury.label,
         "protocol": protocol,
         "prompt_version": verdicts[0]["prompt_version"],
         "jurors": verdicts,

@@ -17,6 +17,13 @@ value is None, it is counted in ``acc_e_unscored`` / ``acc_i_unscored``, and the
 Acc_e / Acc_i is NaN, never 0, as long as any of its samples is unscored (a cascade metric
 is defined over all of its samples; dropping the unscored ones would drop exactly the
 samples that were judged right and bias the value down).
+
+The verification role may be a jury (``judges.verification.jury``, ``metrics.judge.jury``):
+each explanation and edit question is asked of every juror at once, the jurors' pass / fail
+verdicts combined (``majority``; a tie is unscored with the votes as its reason; ``mean``:
+the share of jurors passing), each juror's verdict kept in ``acc_e_jurors`` /
+``acc_i_jurors``; the questions are the items of the role's ``verification_agreement`` and
+``verification_kappa``.
 """
 
 from __future__ import annotations
@@ -26,7 +33,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sci_tasks.images import NO_BUDGET, ImageBudget, judge_files
-from sci_tasks.metrics.judge import JudgeClient, JudgeReply, JudgeRequest, client_for
+from sci_tasks.metrics.judge import (
+    JudgeClient,
+    JudgeConfig,
+    JudgeReply,
+    JudgeRequest,
+    Jury,
+    client_for,
+)
+from sci_tasks.metrics.judge.jury import agreement_metrics, combine_grades, each_juror, votes
 from sci_tasks.metrics.judge.usage import VERIFICATION
 from sci_tasks.metrics.verdict import Verdict
 from sci_tasks.metrics.verify_parse import VerifyParse, parse_verification
@@ -46,6 +61,10 @@ def verdict_schema(key: str) -> dict[str, Any]:
 
 EXPLANATION_SCHEMA = verdict_schema("equivalent")
 EDIT_SCHEMA = verdict_schema("valid")
+
+# with a jury (``judges.verification.jury``): agreement between its jurors over every
+# explanation and edit question they were asked
+JURY_METRICS = {VERIFICATION: agreement_metrics(VERIFICATION)}
 
 
 # --- pure formulas -----------------------------------------------------------------------------
@@ -124,11 +143,61 @@ def edit_request(
     )
 
 
+# what a judge's reply says, per question: (its boolean key, reason prefixes if true / false)
+ANSWERS = {
+    "acc_e": ("equivalent", "equivalent", "not equivalent"),
+    "acc_i": ("valid", "valid edit", "invalid edit"),
+}
+
+
 def _judged(reply: JudgeReply, key: str, yes: str, no: str) -> tuple[Verdict, str]:
     if reply.data is None:
         return Verdict.unscored(f"judge gave no verdict: {reply.error}"), reply.provenance
     ok = bool(reply.data[key])
     return Verdict.of(ok, f"{yes if ok else no}: {reply.data['reason']}"), reply.provenance
+
+
+def _juror_verdicts(
+    juror: JudgeConfig, requests: list[JudgeRequest], asked: list[str]
+) -> list[dict[str, Any]]:
+    """One juror's verdict on each question (``asked``: which metric each request decides),
+    as a jury's record keeps it; a juror that raises gives no verdict, with the reason."""
+    try:
+        client = client_for(juror)
+        assert client is not None
+        replies = client.ask_many(requests)
+    except Exception as exc:  # one juror's crash: no verdict from it, the run goes on
+        reason = f"juror {juror.label} raised {type(exc).__name__}: {exc}"
+        return [{"score": None, "grade": None, "reason": reason, "judge": None} for _ in asked]
+    out = []
+    for reply, metric in zip(replies, asked, strict=True):
+        verdict, provenance = _judged(reply, *ANSWERS[metric])
+        out.append(
+            {"score": verdict.score, "grade": None, "reason": verdict.reason, "judge": provenance}
+        )
+    return out
+
+
+def _by_jury(
+    jury: Jury, requests: list[JudgeRequest], asked: list[str]
+) -> dict[str, tuple[Verdict, list[dict[str, Any]]]]:
+    """Each question asked of every juror at once, the jurors' verdicts combined by the
+    jury's rule (``jury.combine_grades``: a tie is unscored with the votes as its reason):
+    per metric, (the combined verdict, every juror's verdict)."""
+    per_juror = each_juror(jury, lambda juror: _juror_verdicts(juror, requests, asked))
+    out = {}
+    for k, metric in enumerate(asked):
+        jurors = [verdicts[k] for verdicts in per_juror]
+        combined = combine_grades(jurors, jury.combine)
+        out[metric] = Verdict(combined["score"], combined["reason"]), jurors
+    return out
+
+
+def jury_items(record: Mapping[str, Any]) -> list[list[str | None]]:
+    """The jury's items of one sample (its explanation and edit questions, where asked):
+    each juror's vote, None where it gave no verdict (``jury.percent_agreement``, ...)."""
+    asked = (record.get("acc_e_jurors"), record.get("acc_i_jurors"))
+    return [votes(jurors) for jurors in asked if jurors]
 
 
 # --- one sample --------------------------------------------------------------------------------
@@ -139,9 +208,12 @@ def score_sample(
     response: str | None,
     judge: JudgeClient | None = None,
     budget: ImageBudget = NO_BUDGET,
+    jury: Jury | None = None,
 ) -> dict[str, Any]:
     """One sample's record: what was read from the reply and the three cascade scores (the
-    edit judge sees the images within the run's ``budget``, as the model did)."""
+    edit judge sees the images within the run's ``budget``, as the model did). With a
+    ``jury`` (``judges.verification.jury``) every question goes to each juror instead of
+    ``judge``, and each juror's verdict is kept in ``acc_e_jurors`` / ``acc_i_jurors``."""
     parsed = parse_verification(response)
     label = bool(doc["label"])
     right = judgement_score(label, parsed.judgement) == 1.0
@@ -162,13 +234,25 @@ def score_sample(
     needs_e = e_verdict is None
     needs_i = negative and i_verdict is None
     requests: list[JudgeRequest] = []
+    asked: list[str] = []  # the metric each request decides
     if needs_e:
         requests.append(explanation_request(doc, parsed))
+        asked.append("acc_e")
     if needs_i:
         requests.append(edit_request(doc, parsed, budget))
+        asked.append("acc_i")
 
     e_judge = i_judge = None
-    if requests and judge is None:
+    jurors: dict[str, list[dict[str, Any]] | None] = {"acc_e": None, "acc_i": None}
+    if requests and jury is not None:
+        decided = _by_jury(jury, requests, asked)
+        if needs_e:
+            e_verdict, jurors["acc_e"] = decided["acc_e"]
+            e_judge = jury.label
+        if needs_i:
+            i_verdict, jurors["acc_i"] = decided["acc_i"]
+            i_judge = jury.label
+    elif requests and judge is None:
         if needs_e:
             e_verdict = Verdict.unscored("no judge configured")
         if needs_i:
@@ -199,6 +283,8 @@ def score_sample(
         "acc_i": i_verdict.score if i_verdict else None,
         "acc_i_reason": i_verdict.reason if i_verdict else "positive sample: edit not scored",
         "acc_i_judge": i_judge,
+        # with a jury only (other runs' records are as they were): each juror's verdict
+        **({"acc_e_jurors": jurors["acc_e"], "acc_i_jurors": jurors["acc_i"]} if jury else {}),
         "bundled_sample": bool(doc.get("bundled_sample")),
         "image_budget": budget.fields(),
     }
@@ -216,9 +302,12 @@ def process_results(
     and image budget (``sci_tasks.task.SciTask``)."""
     response = results[0] if results else ""
     judge = client_for(settings.judge_of(VERIFICATION))
-    record = score_sample(doc, response, judge, settings.image_budget)
+    jury = settings.jury(VERIFICATION)
+    record = score_sample(doc, response, judge, settings.image_budget, jury)
     negative = not record["label"]
+    agreement = dict.fromkeys(JURY_METRICS[VERIFICATION], jury_items(record)) if jury else {}
     return {
+        **agreement,
         "acc_a": record["acc_a"],
         "acc_e": record["acc_e"],
         "acc_i": {"score": record["acc_i"], "negative": negative},

@@ -118,7 +118,8 @@ def preflight(argv: list[str]) -> None:
         metadata = json.loads(text) if text and text.lstrip().startswith("{") else None
         judge, correctness = resolve(metadata), resolve_correctness(metadata)
         judge_preflight(judge, correctness)
-        check_judge(resolve_roles(metadata).get("constraints"))  # a constraints jury's jurors
+        for other in resolve_roles(metadata).values():  # other roles' judges, juries' jurors
+            check_judge(other)
     except (ValueError, ConfigError, ServerUnreachable) as exc:
         raise UsageError(str(exc)) from None
 

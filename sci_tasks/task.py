@@ -41,18 +41,24 @@ CLASS_NAME = f"{__name__}.SciTask"  # how the task class shows in the results' `
 
 
 def setting_metrics(scorer: Any, settings: RunSettings) -> dict[str, Any]:
-    """The aggregations of the metrics only some settings produce (a correctness jury's
-    agreement, a cascade's rules-only figures): runs without them keep their results as they
-    were. Shared by tasks and ``sci-score`` (whose settings may differ from the task's)."""
+    """The aggregations of the metrics only some settings produce (a jury's agreement, a
+    cascade's rules-only figures): runs without them keep their results as they were.
+    Shared by tasks and ``sci-score`` (whose settings may differ from the task's). A jury's
+    metrics are those its scorer's module declares for the role (``JURY_METRICS``: SciMIF's
+    correctness and constraints, SciGen-Verify's verification, SciGen-Rubric's rubric)."""
+    import sys
+
     from sci_tasks.metrics import cascade, scimif
 
     cascades = cascade.policies(settings.options)  # a bad policy: an error now
-    if getattr(scorer, "__module__", "") != scimif.__name__:
-        return {}
+    module = sys.modules.get(getattr(scorer, "__module__", ""))
+    declared: dict[str, dict[str, Any]] = getattr(module, "JURY_METRICS", {})
     added: dict[str, Any] = {}
     juries = settings.juries()
     for role in juries:
-        added |= scimif.JURY_METRICS[role]
+        added |= declared.get(role, {})
+    if module is not scimif:
+        return added
     if cascades and "constraints" in juries:
         raise ValueError("a cascade with a constraints jury is not supported yet")
     if cascades:

@@ -136,15 +136,13 @@ def test_a_constraints_jury_of_three_servers_votes_on_each_judged_constraint(
     assert "correct_kappa,none" not in results  # no correctness jury: no such metric
 
 
-def test_a_jury_for_another_role_is_a_one_line_error_naming_the_role() -> None:
+def test_the_constraints_jury_from_the_environment() -> None:
     from sci_tasks.run_settings import RunSettings
 
     url = "http://127.0.0.1:9/v1"
     jury = {"jury": [{"model": "a", "base_url": url}, {"model": "b", "base_url": url}]}
-    with pytest.raises(ValueError) as raised:
-        RunSettings.of_task({"judges": {"rubric": jury}}, environ={})
-    assert str(raised.value) == "judges.rubric: a jury is not supported for the rubric role yet"
-    # the constraints role's jury from the environment, as from metadata
+    # the constraints role's jury from the environment, as from metadata (a role whose
+    # scoring takes no jury: tests/test_scigen_jury.py)
     environ = {"SCI_TASKS_JUDGE_JURY": json.dumps(jury["jury"]), "SCI_TASKS_JUDGE_COMBINE": "mean"}
     settings = RunSettings.of_task({}, environ)
     found = settings.jury("constraints")

@@ -14,8 +14,9 @@ and ``correctness_judge`` are the shorthands of the two SciMIF roles, and
 ``SCI_TASKS_JUDGE_*`` / ``SCI_TASKS_CORRECTNESS_JUDGE_*`` their environment. The other
 roles are those the benchmarks declare (``Benchmark.judge_roles``: SciGen's
 ``verification``, ``rubric``), each with ``SCI_TASKS_<ROLE>_JUDGE_*``; a role not given is
-answered by the constraint judge. The correctness and constraints roles may be juries
-(``jury.py``; a constraints jury is in ``RunSettings.roles``).
+answered by the constraint judge. The built-in roles may be juries (``jury.py``): correctness
+in its ``CorrectnessJudge``, the others (``JURY_ROLES``: constraints, verification,
+rubric) in ``RunSettings.roles``; a plugin role's jury is refused.
 
 SciMIF answer correctness has a judge role of its own: the correctness judge
 (``resolve_correctness``: ``metadata["correctness_judge"]``, the same settings as ``judge``
@@ -41,6 +42,7 @@ from sci_tasks.metrics.judge.client import (
     JudgeRequest,
     parse_strict,
 )
+from sci_tasks.metrics.judge.config import ENV_PREFIX
 from sci_tasks.metrics.judge.jury import Jury
 from sci_tasks.metrics.judge.usage import ROLES
 
@@ -140,29 +142,35 @@ def known_roles() -> tuple[str, ...]:
 
 
 # the roles other than correctness (its jury is in ``CorrectnessJudge``) a jury may answer
-JURY_ROLES = ("constraints",)
+JURY_ROLES = ("constraints", "verification", "rubric")
+
+
+def role_env_prefix(role: str) -> str:
+    """A role's environment variables: ``SCI_TASKS_JUDGE_`` for constraints (the judge's),
+    ``SCI_TASKS_<ROLE>_JUDGE_`` for every other role."""
+    return ENV_PREFIX if role == "constraints" else f"SCI_TASKS_{role.upper()}_JUDGE_"
 
 
 def resolve_roles(
     metadata: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None
 ) -> dict[str, JudgeConfig | Jury | None]:
     """The judges of the roles other than ``constraints`` and ``correctness`` that are given
-    (``metadata["judges"][role]``, null: no judge; else ``SCI_TASKS_<ROLE>_JUDGE_*``), and a
-    jury of the constraints role (``JURY_ROLES``: ``judges.constraints.jury``, else
-    ``SCI_TASKS_JUDGE_JURY`` as JSON); a role not given is answered by the constraints judge
-    (``RunSettings.judge_of``)."""
+    (``metadata["judges"][role]``, null: no judge; else ``SCI_TASKS_<ROLE>_JUDGE_*``), and
+    the jury of any role in ``JURY_ROLES`` that has one (``judges.<role>.jury``, else the
+    role's ``..._JURY`` variable as JSON with ``..._COMBINE``: ``SCI_TASKS_JUDGE_JURY`` for
+    constraints, ``SCI_TASKS_VERIFICATION_JUDGE_JURY``, ...); a role not given is answered
+    by the constraints judge (``RunSettings.judge_of``)."""
     out: dict[str, JudgeConfig | Jury | None] = {}
     for role in JURY_ROLES:
         if (jury := _jury_of(metadata, environ, role)) is not None:
             out[role] = jury
     for role in known_roles():
-        if role in ROLES:
+        if role in ROLES or role in out:
             continue
         try:
             settings = role_settings(metadata, role, "")
         except KeyError:
-            prefix = f"SCI_TASKS_{role.upper()}_JUDGE_"
-            if (found := JudgeConfig.from_env(environ, prefix)) is not None:
+            if (found := JudgeConfig.from_env(environ, role_env_prefix(role))) is not None:
                 out[role] = found
             continue
         if settings and isinstance(settings, Mapping) and "jury" in settings:
@@ -176,19 +184,20 @@ def resolve_roles(
 def _jury_of(
     metadata: Mapping[str, Any] | None, environ: Mapping[str, str] | None, role: str
 ) -> Jury | None:
-    """``role``'s jury (constraints: ``judges.constraints`` or ``judge``, else
-    ``SCI_TASKS_JUDGE_JURY`` / ``..._COMBINE``), None when its judge is a single one."""
+    """``role``'s jury (``judges.<role>``, for constraints also ``judge``; else the role's
+    ``..._JURY`` / ``..._COMBINE`` variables), None when its judge is a single one."""
     try:
-        settings = role_settings(metadata, role, "judge")
+        settings = role_settings(metadata, role, "judge" if role == "constraints" else "")
     except KeyError:
         env = os.environ if environ is None else environ
-        given = env.get("SCI_TASKS_JUDGE_JURY")
+        prefix = role_env_prefix(role)
+        given = env.get(f"{prefix}JURY")
         if not given:
             return None
         try:
-            settings = {"jury": json.loads(given), "combine": env.get("SCI_TASKS_JUDGE_COMBINE")}
+            settings = {"jury": json.loads(given), "combine": env.get(f"{prefix}COMBINE")}
         except ValueError as exc:
-            raise ValueError(f"SCI_TASKS_JUDGE_JURY is not JSON: {exc}") from None
+            raise ValueError(f"{prefix}JURY is not JSON: {exc}") from None
     if not isinstance(settings, Mapping) or "jury" not in settings:
         return None
     beside = sorted(set(settings) - {"jury", "combine"})

@@ -2,29 +2,36 @@
 settings, their verdicts combined per item.
 
 ``{"jury": [{<judge settings>}, ...], "combine": "majority" | "mean"}`` wherever a role's
-judge settings go (``--metadata '{"judges": {"correctness": {...}}}'``, Hydra's
-``+judges.correctness.jury=[...]``, ``SCI_TASKS_CORRECTNESS_JUDGE_JURY`` as JSON). Every
-item is asked of every juror at once. ``majority`` (pass / fail, A / B / C grades): the
-grade more jurors gave than any other; a tie for the most votes is unscored with the
-votes as its reason. ``mean`` (graded scores): the mean of the jurors' scores. A juror
-without a verdict casts no vote (its reason stays in the record).
+judge settings go (``--metadata '{"judges": {"<role>": {...}}}'``, Hydra's
+``+judges.<role>.jury=[...]``, the role's ``..._JURY`` variable as JSON, e.g.
+``SCI_TASKS_CORRECTNESS_JUDGE_JURY``). The roles that may be juries: SciMIF's
+``correctness`` and ``constraints``, SciGen-Verify's ``verification`` and SciGen-Rubric's
+``rubric``. Every item is asked of every juror at once (``each_juror``). ``majority``
+(pass / fail, A / B / C grades): the grade more jurors gave than any other; a tie for the
+most votes is unscored with the votes as its reason. ``mean`` (graded scores): the mean of
+the jurors' scores. A juror without a verdict casts no vote (its reason stays in the
+record).
 
 Agreement between the jurors, per role, over the items every juror graded: percent
 agreement (the mean share of agreeing juror pairs per item, Fleiss' P-bar) and Fleiss'
-kappa (statsmodels' ``fleiss_kappa``), as aggregations of the per-item grades.
+kappa (statsmodels' ``fleiss_kappa``), as aggregations of the per-item grades, named by
+``agreement_metrics``: ``correct_``, ``constraints_``, ``verification_`` and ``rubric_``
+``agreement`` / ``kappa``.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sci_tasks.metrics.judge.config import JudgeConfig
 
 COMBINE = ("majority", "mean")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -52,11 +59,28 @@ class Jury:
                 raise ValueError(f"jury[{i}]: {exc}") from None
         return cls(tuple(jurors), str(combine or "majority"))
 
+    @property
+    def label(self) -> str:
+        """Who decided an item, as records name it: ``jury of 3 (majority)``."""
+        return f"jury of {len(self.jurors)} ({self.combine})"
+
     def settings(self) -> dict[str, Any]:
         """The ``--metadata`` form (``from_mapping`` reads it back); no key, only its name."""
         return {"jury": [j.public() for j in self.jurors], "combine": self.combine}
 
     public = settings  # what results show of a role's settings (as ``JudgeConfig.public``)
+
+
+def each_juror(jury: Jury, work: Callable[[JudgeConfig], T]) -> list[T]:
+    """``work(juror)`` for every juror of ``jury`` at once (one thread each), in juror order."""
+    with ThreadPoolExecutor(max_workers=len(jury.jurors)) as pool:
+        return list(pool.map(work, jury.jurors))
+
+
+def agreement_metrics(prefix: str) -> dict[str, Callable[[Iterable[Any]], float]]:
+    """A jury's agreement metrics, as task aggregations of the per-sample items:
+    ``<prefix>_agreement`` (percent agreement) and ``<prefix>_kappa`` (Fleiss' kappa)."""
+    return {f"{prefix}_agreement": percent_agreement, f"{prefix}_kappa": fleiss_kappa}
 
 
 def combine_grades(verdicts: Sequence[Mapping[str, Any]], how: str) -> dict[str, Any]:
@@ -84,6 +108,11 @@ def vote(verdict: Mapping[str, Any]) -> str:
     """A juror's vote: its grade (A / B / C), else its score (pass 1.0 / fail 0.0)."""
     grade = verdict.get("grade")
     return str(grade if grade is not None else verdict["score"])
+
+
+def votes(verdicts: Iterable[Mapping[str, Any]]) -> list[str | None]:
+    """One item of a jury's agreement: each juror's vote, None where it gave no verdict."""
+    return [vote(v) if v.get("score") is not None else None for v in verdicts]
 
 
 def _complete(items: Iterable[Any]) -> list[list[str]]:

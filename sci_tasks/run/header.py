@@ -53,6 +53,10 @@ def header(config: dict[str, Any], checked: Preflight, folder: Path) -> str:
     if jury is not None:
         jurors = ", ".join(f"{j.model} at {shown_url(j.base_url)}" for j in jury.jurors)
         lines[-1] = f"  judge:   constraints jury ({jury.combine}: {jurors})"
+    for role, given in checked.roles.items():  # SciGen's roles' juries (judges.<role>.jury)
+        if role != "constraints" and getattr(given, "jurors", None):
+            jurors = ", ".join(f"{j.model} at {shown_url(j.base_url)}" for j in given.jurors)
+            lines.append(f"  jury:    {role} ({given.combine}: {jurors})")
     if checked.correctness is not None:
         lines.append(f"  correct: {correctness_line(checked.correctness)}")
     return "\n".join(lines)
