@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import sci_tasks
 from sci_tasks.metrics import scimif
 from sci_tasks.metrics.constraints.catalogue import Kind
 from sci_tasks.metrics.constraints.registry import canonical_name, resolve
@@ -169,6 +170,14 @@ def errors(items: Iterable[Item], split: str) -> None:
             )
 
 
+def _spm_option_texts() -> dict[str, list[str]]:
+    """The option texts of the bundled SPM-Bench samples the replies answer, by record id."""
+    from sci_tasks.data.spm_bench import read_folder  # the benchmark's own reader
+
+    folder = Path(sci_tasks.__file__).parent / "samples" / "spm_bench"
+    return {doc["id"]: doc["options"] for doc in read_folder(folder, bundled=True)}
+
+
 def spm_corpus(split: str | None = None) -> tuple[int, int, int, list[str]]:
     """(replies, labels read as meant, labels and confidence read as meant, misreadings),
     over one part (``split``) or all."""
@@ -177,7 +186,8 @@ def spm_corpus(split: str | None = None) -> tuple[int, int, int, list[str]]:
     for row in read_jsonl(CORPUS / "spm_bench_replies.jsonl"):
         if split and row["split"] != split:
             continue
-        parsed = parse_response(normalise_reply(row["reply"]), row["options"])
+        texts = _spm_option_texts().get(row["record_id"], ())
+        parsed = parse_response(normalise_reply(row["reply"]), row["options"], texts)
         meant = row["meaning"]
         n += 1
         same_labels = sorted(parsed.labels) == sorted(meant["labels"])

@@ -127,7 +127,7 @@ def score(
     Logged with ``--log_samples`` (as the ``record`` entry) so a report can be built from
     the samples files alone.
     """
-    parsed = parse_response(response, doc["labels"])
+    parsed = parse_response(response, doc["labels"], doc.get("options") or ())
     gold = list(doc["answer"])
     pred = list(parsed.labels)
     options = settings.options

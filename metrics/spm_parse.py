@@ -43,8 +43,7 @@ The rules, in the order they are applied (``docs/decisions.md``, SPM-Bench "Answ
      columns that disagree, a row without a label or mark, or no positive row: no reading.
 
    In prose only capital letters standing alone count as labels, so the article "a" and the
-   "A" in "ATOM" never do. An option named only by its text is not read (the parser gets
-   the labels, not the option texts).
+   "A" in "ATOM" never do. An option named only by its text is read by rule 7.
 4. A label list is labels separated by commas, semicolons, slashes, ``&``, ``+``, ``and``
    or spaces; brackets, quotes and markdown marks around it are ignored; a range ``A through
    C`` / ``A to C`` / ``A-C`` / ``A–C`` (capitals, increasing; a dash without spaces, so
@@ -63,6 +62,13 @@ The rules, in the order they are applied (``docs/decisions.md``, SPM-Bench "Answ
    ``<confidence>0.8</confidence>`` tag or JSON ``"confidence"`` value. It must lie in
    [0, 1] (a percentage in [0, 100]); anything else (``85``, ``1.2``, ``-0.1``, ``high``)
    is not clamped but reported as ``None`` with a note.
+7. Options named by their text (the task passes the option texts): an answer statement
+   whose labels cannot be read is read piece by piece (split at "," ";" "and"), each piece
+   the option whose content words (cut to 7 letters) it restates: at least half of them,
+   every number of the option among them, and 0.2 more of them than of any other option;
+   a piece naming no option, or two pieces one option, and the statement is unread. Without
+   any statement, a bullet list with one line per option, each line an option's text and a
+   mark (✔ / ✘ ...), selects the options marked positive (every line marked and matched).
 """
 
 from __future__ import annotations
@@ -228,13 +234,17 @@ class _OutOfSet(ValueError):
     """A label list naming a letter that is not one of the options."""
 
 
-def parse_response(response: str | None, options: Sequence[str]) -> ParsedAnswer:
+def parse_response(
+    response: str | None, options: Sequence[str], texts: Sequence[str] = ()
+) -> ParsedAnswer:
     """Read the selected labels and the confidence from ``response``.
 
     ``response`` is the normalised reply (rule 1); ``options`` are the question's labels
-    (``["A", "B", "C", "D"]``).
+    (``["A", "B", "C", "D"]``); ``texts`` the option texts in the same order, for replies
+    that name options by their text (rule 7).
     """
     valid = tuple(o.upper() for o in options)
+    named = dict(zip(valid, texts, strict=False)) if len(texts) == len(valid) else {}
     text = response or ""
     confidence, confidence_note = parse_confidence(text)
 
@@ -253,6 +263,9 @@ def parse_response(response: str | None, options: Sequence[str]) -> ParsedAnswer
             labels = _read_statement(how, payload, valid)
         except _OutOfSet as exc:
             return result(None, how, str(exc))
+        if labels is None and named and isinstance(payload, str):
+            labels = options_by_text(payload, named)
+            how = f"{how} (option texts)" if labels else how
         if labels is None:
             shown = payload if isinstance(payload, str) else json.dumps(payload)
             return result(None, how, f"last {how} unreadable: {shown[:80]!r}")
@@ -268,7 +281,80 @@ def parse_response(response: str | None, options: Sequence[str]) -> ParsedAnswer
     if found:
         how, labels = found
         return result(labels, how, f"{how}: {', '.join(labels)}")
+    if named and (labels := marked_option_lines(text, named)):
+        return result(labels, "marked list", f"options marked by their text: {', '.join(labels)}")
     return result(None, "", "no answer found")
+
+
+# --- rule 7: options named by their text ----------------------------------------------------
+
+_WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
+_STOP = frozenset(
+    "the a an is are was were be of or and in on at to by with that this these those it its "
+    "as from for about into".split()
+)
+_PIECES = re.compile(r"\s*(?:[,;]|\band\b|\bplus\b|&)\s*", re.IGNORECASE)
+_MARK_CHAR = re.compile(r"[✓✔✅☑✗✘❌✕❎]")
+_POSITIVE = frozenset("✓✔✅☑")
+
+
+def _words(text: str) -> set[str]:
+    """Content words, cut to 7 letters ("reconstruction" and "reconstructed" are one)."""
+    return {w[:7] for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+def option_of(piece: str, named: dict[str, str]) -> str | None:
+    """The option whose text ``piece`` restates: most of the option's words (at least half,
+    its numbers included) and clearly more than any other option's; else None."""
+    words = _words(piece)
+    scores = []
+    for label, text in named.items():
+        own = _words(text)
+        numbers = {w for w in own if w[0].isdigit()}
+        if not own or not numbers <= words:
+            scores.append((0.0, label))
+            continue
+        scores.append((len(own & words) / len(own), label))
+    scores.sort(reverse=True)
+    best, label = scores[0]
+    runner_up = scores[1][0] if len(scores) > 1 else 0.0
+    return label if best >= 0.5 and best - runner_up >= 0.2 else None
+
+
+def options_by_text(statement: str, named: dict[str, str]) -> tuple[str, ...] | None:
+    """An answer statement naming options by their text ("Answer: square unit cell (four-fold
+    symmetry) and a lattice period of about 0.40 nm"): every piece (split at "," ";" "and")
+    one distinct option, else None."""
+    pieces = [p for p in _PIECES.split(statement) if p.strip()]
+    found = [option_of(p, named) for p in pieces]
+    if found and None not in found and len(set(found)) == len(found):
+        return tuple(sorted(f for f in found if f))
+    # one option whose text holds a comma or an "and": it must also cover the statement
+    one = option_of(statement, named)
+    said = _words(statement)
+    if one is None or len(said & _words(named[one])) < 0.6 * len(said):
+        return None
+    return (one,)
+
+
+def marked_option_lines(text: str, named: dict[str, str]) -> tuple[str, ...] | None:
+    """A list with one line per option, each restating the option's text and carrying a mark
+    (✔ / ✘ ...): the options marked positive. Every option once, every line marked."""
+    lines = [ln for ln in text.splitlines() if _BULLET.match(ln)]
+    if len(lines) != len(named):
+        return None
+    chosen, seen = [], set()
+    for line in lines:
+        mark = _MARK_CHAR.search(line)
+        if mark is None:
+            return None
+        label = option_of(line[: mark.start()], named)
+        if label is None or label in seen:
+            return None
+        seen.add(label)
+        if mark.group() in _POSITIVE:
+            chosen.append(label)
+    return tuple(sorted(chosen)) or None
 
 
 def label_list(text: str, valid: Sequence[str], *, lenient: bool) -> tuple[str, ...] | None:

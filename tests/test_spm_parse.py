@@ -340,3 +340,57 @@ def test_label_list_ranges_and_only() -> None:
     assert label_list("A-C", ABCD, lenient=False) == ("A", "B", "C")
     assert label_list("B only", ABCD, lenient=True) == ("B",)
     assert label_list("D to B", ABCD, lenient=True) is None
+
+
+GRAPHENE = [
+    "The image shows a honeycomb lattice.",
+    "The lattice constant is about 0.25 nm.",
+    "The lattice constant is about 0.50 nm.",
+    "The surface is reconstructed into a 7x7 cell.",
+]
+
+
+@pytest.mark.parametrize(
+    ("reply", "labels", "how"),
+    [
+        # an Answer: line naming the options by their text, one piece per option
+        (
+            "Answer: a honeycomb lattice, and a lattice constant of about 0.25 nm",
+            ("A", "B"),
+            "answer line (option texts)",
+        ),
+        # one line per option, each marked
+        (
+            "- Honeycomb lattice — ✔ the hexagons are clear\n"
+            "- Lattice constant about 0.25 nm — ✔ ten periods in 2.5 nm\n"
+            "- Lattice constant about 0.50 nm — ✘ twice the measured period\n"
+            "- 7x7 reconstruction — ✘ no large cell is visible",
+            ("A", "B"),
+            "marked list",
+        ),
+    ],
+)
+def test_options_named_by_their_text(reply: str, labels: tuple[str, ...], how: str) -> None:
+    parsed = parse_response(normalise_reply(reply), ABCD, GRAPHENE)
+    assert (parsed.labels, parsed.how) == (labels, how)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # the number decides between B and C: a piece without it names neither
+        "Answer: a honeycomb lattice, and a lattice constant of a few angstroms",
+        # a line without a mark: the list is not read
+        "- Honeycomb lattice — ✔\n- Lattice constant about 0.25 nm\n"
+        "- Lattice constant about 0.50 nm — ✘\n- 7x7 reconstruction — ✘",
+        # without the option texts the parser reads labels only (rule 7 needs them)
+    ],
+)
+def test_option_texts_are_read_conservatively(reply: str) -> None:
+    parsed = parse_response(normalise_reply(reply), ABCD, GRAPHENE)
+    assert parsed.labels == () and not parsed.parsed
+
+
+def test_option_texts_need_the_texts() -> None:
+    reply = "Answer: a honeycomb lattice, and a lattice constant of about 0.25 nm"
+    assert parse_response(reply, ABCD).labels == ()
