@@ -67,7 +67,11 @@ from sci_tasks.metrics.verdict import Verdict
 
 _METHOD_WORD_RE = re.compile(r"\b(?:" + "|".join(METHOD_WORDS) + r")\b|=", re.I)
 _FORMULA_CHARS_RE = re.compile(r"[=×·*/^√∝+]|\\(?:frac|times|cdot|sqrt)")
-_SETTING_RE = re.compile(r"[A-Za-zα-ωΑ-Ω][\w′']{0,3}[ \t]*=[ \t]*[-+−]?[0-9.]+[^=]*")
+# "n = 1", "K = 0.9", "T = 300 K": a symbol set to a value (a unit may follow), not a formula
+_SETTING_RE = re.compile(
+    r"[A-Za-zα-ωΑ-Ω][\w′']{0,3}[ \t]*=[ \t]*[-+−]?[0-9.]+"
+    r"(?:[ \t]*[A-Za-zµμ°%Ω]{1,4}(?:[/·][A-Za-zµμ]{1,3})?)?[ \t]*"
+)
 _CUES = phrases(
     "use",
     "using",

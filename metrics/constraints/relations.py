@@ -502,11 +502,20 @@ def _regions(text: str) -> Iterator[str]:
     """Math regions (``$...$``, ``\\[...\\]``, environments) and the text lines outside them."""
     last = 0
     for m in _MATH_RE.finditer(text):
-        yield from text[last : m.start()].splitlines()
+        yield from _lines(text[last : m.start()])
         body = next(g for g in m.groups() if g is not None)
         yield from _BREAKS_RE.split(body.replace("&", ""))
         last = m.end()
-    yield from text[last:].splitlines()
+    yield from _lines(text[last:])
+
+
+# a list marker at a line start ("- KE = ...", "* ", "• ", "2. "): not a minus sign
+_LIST_MARKER_RE = re.compile(r"^[ \t]*(?:[-*•+]|[0-9]{1,2}[.)])[ \t]+")
+
+
+def _lines(text: str) -> Iterator[str]:
+    for line in text.splitlines():
+        yield _LIST_MARKER_RE.sub("", line)
 
 
 _PROSE_END_RE = re.compile(r"[,;:!?]|\.(?:\s|$)|\*\*|`|\bthe\b|\bis\b|\bgives\b|\bso\b", re.I)
