@@ -376,9 +376,13 @@ class _Reader:
     def _number(self, raw: str) -> str:
         if not self.generalise:
             return raw
+        value = float(raw)
+        for symbol, known in self.slots:
+            if known == value:  # "700 × 343/(343 − 25)": one value substituted for one variable
+                return str(symbol)
         placeholder = f"c{len(self.slots)}_"
         symbol = sympy.Symbol(placeholder, positive=True)
-        self.slots.append((symbol, float(raw)))
+        self.slots.append((symbol, value))
         self.names[placeholder] = symbol
         return placeholder
 
@@ -495,6 +499,39 @@ def parse_equation(lhs: str, rhs: str, generalise_numbers: bool) -> Equation | N
     return Equation(f"{lhs} = {rhs}", variables, slots, frozenset(reader.functions), fn)
 
 
+def power_variants(lhs: str, rhs: str) -> tuple[Equation, ...]:
+    """The required relation with one variable's power as the variable (``σ_y = σ_0 +
+    k d^(-1/2)`` also as ``σ_y = σ_0 + k t`` with t = d^(-1/2)): a solution may substitute
+    the power's value ("162.5 = σ_0 + k(125.00)")."""
+    reader = _Reader(False)
+    try:
+        expr = _parse_side(reader, lhs) - _parse_side(reader, rhs)
+    except (_NotFormula, RecursionError, TypeError, ValueError, ZeroDivisionError, AttributeError):
+        return ()
+    out = []
+    for power in sorted(expr.atoms(sympy.Pow), key=str)[:4]:
+        symbol = power.base
+        if symbol not in reader.bases or not power.exp.is_number or power.exp in (0, 1, -1):
+            continue
+        stand_in = sympy.Symbol(f"{symbol.name}_pow", positive=True)
+        numerator, _ = sympy.fraction(sympy.together(expr.subs(power, stand_in)))
+        if symbol in numerator.free_symbols:
+            continue  # the variable occurs otherwise too
+        free = numerator.free_symbols
+        kept = [Sym(s, reader.bases[s]) for s in reader.names.values() if s in free]
+        variables = (
+            *[v for v in kept if v.symbol in reader.bases],
+            Sym(stand_in, reader.bases[symbol]),
+        )
+        try:
+            fn = sympy.lambdify([v.symbol for v in variables], numerator, modules="math")
+        except Exception:
+            continue
+        text = f"{lhs} = {rhs} [{power} as one value]"
+        out.append(Equation(text, variables, (), frozenset(reader.functions), fn))
+    return tuple(out)
+
+
 # ---- equations of a solution ------------------------------------------------------------
 
 
@@ -513,12 +550,22 @@ def _regions(text: str) -> Iterator[str]:
 _LIST_MARKER_RE = re.compile(r"^[ \t]*(?:[-*•+]|[0-9]{1,2}[.)])[ \t]+")
 
 
+# HTML (a reply asked for HTML): K<sub>I</sub> is K_I, m<sup>2</sup> is m^2, other tags go
+_HTML_SUB_RE = re.compile(r"<sub>([^<>]{1,20})</sub>", re.I)
+_HTML_SUP_RE = re.compile(r"<sup>([^<>]{1,20})</sup>", re.I)
+_HTML_TAG_RE = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
+
+
 def _lines(text: str) -> Iterator[str]:
+    if "</" in text:
+        text = _HTML_SUB_RE.sub(r"_{\1}", text)
+        text = _HTML_TAG_RE.sub(" ", _HTML_SUP_RE.sub(r"^{\1}", text))
     for line in text.splitlines():
         yield _LIST_MARKER_RE.sub("", line)
 
 
-_PROSE_END_RE = re.compile(r"[,;:!?]|\.(?:\s|$)|\*\*|`|\bthe\b|\bis\b|\bgives\b|\bso\b", re.I)
+# prose punctuation around a formula (an em dash is never a minus sign)
+_PROSE_END_RE = re.compile(r"[,;:!?—]|\.(?:\s|$)|\*\*|`|\bthe\b|\bis\b|\bgives\b|\bso\b", re.I)
 
 
 def _sides(segment: str, from_end: bool) -> Iterator[str]:
@@ -615,6 +662,8 @@ def required_equations(formula: str) -> tuple[Equation, ...]:
             eq = _first_equation(a, b, generalise=False)  # "the photoelectric equation E = ..."
             if eq is not None and len(eq.variables) >= 2:
                 out.append(eq)
+                lhs, rhs = eq.text.split(" = ", 1)
+                out.extend(power_variants(lhs, rhs))
     return tuple(out)
 
 
