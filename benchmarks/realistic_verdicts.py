@@ -261,9 +261,16 @@ def main(argv: list[str] | None = None) -> int:
     for split in args.errors:
         errors(items, split)
 
-    splits = [args.only] if args.only in ("dev", "heldout") else ["dev", "heldout", None]
+    other_parts = ("dev", "heldout", "dev4", "heldout4")
+    splits = [args.only] if args.only in other_parts else [*other_parts, None]
     for split in splits:
-        title = {"dev": "development part", "heldout": "held-out third", None: "all"}[split]
+        title = {
+            "dev": "development part",
+            "heldout": "held-out third",
+            "dev4": "round four's development third",
+            "heldout4": "round four's held-out part",
+            None: "all",
+        }[split]
         n, labels_ok, both_ok, spm_wrong = spm_corpus(split)
         print(
             f"\nSPM-Bench replies ({title}): {n}; options read as meant {labels_ok}/{n} = "

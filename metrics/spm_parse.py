@@ -68,7 +68,12 @@ The rules, in the order they are applied (``docs/decisions.md``, SPM-Bench "Answ
    every number of the option among them, and 0.2 more of them than of any other option;
    a piece naming no option, or two pieces one option, and the statement is unread. Without
    any statement, a bullet list with one line per option, each line an option's text and a
-   mark (✔ / ✘ ...), selects the options marked positive (every line marked and matched).
+   mark (✔ / ✘ ...), selects the options marked positive (every line marked and matched);
+   a bullet list right after a line introducing the selection ("these statements are
+   supported:", not one saying *not* / *incorrect* ...) selects the options its items
+   restate (every item a different option).
+8. Last, a reply of several lines whose last line is nothing but a label list (``**A, B**
+   (confidence 0.9)``: Markdown marks and a bracketed aside ignored, capitals only).
 """
 
 from __future__ import annotations
@@ -127,7 +132,7 @@ _QUALIFIER = (
 _CONFIDENCE = re.compile(
     r"\bconfidence(?:[ \t]+(?:level|score|estimate|rating))?[ \t]*(?:\*+[ \t]*)?"
     rf"(?:[:=：][ \t]*(?:\*+[ \t]*)?(?:(?:{_QUALIFIER}[ \t]+){{0,2}}{_QUALIFIER}[ \t]*"
-    r"(?:[(,;:—–-][ \t]*)?)?|(?:is|of|at|would[ \t]+be|≈|~|≃)[ \t]*)"
+    r"(?:[(,;:—–-][ \t]*)?)?|(?:is|of|at|would[ \t]+be|≈|~|≃)[ \t]*|(?<=[ \t]))"
     rf"{_APPROX}(?:\*+[ \t]*)?{_VALUE}[ \t]*(?:(?P<pct>%)|/[ \t]*(?P<den>\d+(?:\.\d+)?)(?![\d.]))?",
     re.IGNORECASE,
 )
@@ -283,7 +288,64 @@ def parse_response(
         return result(labels, how, f"{how}: {', '.join(labels)}")
     if named and (labels := marked_option_lines(text, named)):
         return result(labels, "marked list", f"options marked by their text: {', '.join(labels)}")
+    if named and (labels := introduced_option_list(text, named)):
+        listed = ", ".join(labels)
+        return result(labels, "introduced list", f"options listed by their text: {listed}")
+    try:
+        labels = closing_label_line(text, valid)
+    except _OutOfSet as exc:
+        return result(None, "", str(exc))
+    if labels:
+        return result(labels, "closing line", f"last line is a label list: {', '.join(labels)}")
     return result(None, "", "no answer found")
+
+
+# "**A, B** (confidence 0.9)": a reply's last line that is nothing but a label list (Markdown
+# marks and a bracketed aside after it ignored)
+_TRAILING_ASIDE = re.compile(r"\s*\([^()\n]*\)\s*$")
+
+
+def closing_label_line(text: str, valid: Sequence[str]) -> tuple[str, ...] | None:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    if len(lines) < 2:
+        return None  # a one-line reply is rule 3's bare list
+    last = _TRAILING_ASIDE.sub("", lines[-1])
+    return label_list(_strip_decoration(last), valid, lenient=False)
+
+
+# a sentence that introduces the chosen options ("the following statements are supported:")
+_INTRODUCES = re.compile(
+    r"\b(?:supported|correct|true|consistent|accurate|valid|select\w*|choos\w*|chosen|pick\w*)"
+    r"\b[^\n]{0,40}:\s*$",
+    re.IGNORECASE,
+)
+
+
+_NEGATIVE_INTRO = re.compile(
+    r"\b(?:not|no|none|unsupported|incorrect|false|wrong|rejected|excluded|eliminated)\b", re.I
+)
+
+
+def introduced_option_list(text: str, named: dict[str, str]) -> tuple[str, ...] | None:
+    """A bullet list right after a line introducing the selection ("... are supported:"),
+    each item restating a different option's text: those options."""
+    lines = text.splitlines()
+    for k, line in enumerate(lines):
+        if not _INTRODUCES.search(line) or _NEGATIVE_INTRO.search(line):
+            continue
+        items = []
+        for nxt in lines[k + 1 :]:
+            if not nxt.strip():
+                if items:
+                    break
+                continue
+            if not _BULLET.match(nxt):
+                break
+            items.append(nxt)
+        found = [option_of(item, named) for item in items]
+        if found and None not in found and len(set(found)) == len(found):
+            return tuple(sorted(f for f in found if f))
+    return None
 
 
 # --- rule 7: options named by their text ----------------------------------------------------

@@ -394,3 +394,34 @@ def test_option_texts_are_read_conservatively(reply: str) -> None:
 def test_option_texts_need_the_texts() -> None:
     reply = "Answer: a honeycomb lattice, and a lattice constant of about 0.25 nm"
     assert parse_response(reply, ABCD).labels == ()
+
+
+@pytest.mark.parametrize(
+    ("reply", "labels", "confidence"),
+    [
+        # a terse reply whose last line is only the labels, a confidence in brackets
+        ("Honeycomb net, period ≈ 0.25 nm.\n\n**A, B** (confidence 0.8)", ("A", "B"), 0.8),
+        # a list of option texts introduced as the selection
+        (
+            "From the image, these statements are correct:\n\n"
+            "* The image shows a honeycomb lattice.\n* The lattice constant is about 0.25 nm.\n\n"
+            "There is no 7x7 cell.",
+            ("A", "B"),
+            None,
+        ),
+        # the same list introduced as what is NOT supported: not a selection
+        (
+            "From the image, these statements are not supported:\n\n"
+            "* The lattice constant is about 0.50 nm.\n* The surface is reconstructed into a "
+            "7x7 cell.",
+            (),
+            None,
+        ),
+    ],
+)
+def test_closing_lines_and_introduced_lists(
+    reply: str, labels: tuple[str, ...], confidence: float | None
+) -> None:
+    parsed = parse_response(normalise_reply(reply), ABCD, GRAPHENE)
+    assert parsed.labels == labels
+    assert parsed.confidence == (pytest.approx(confidence) if confidence is not None else None)
