@@ -217,44 +217,86 @@ _KEY_VALUE_LINE_RE = re.compile(
 )
 
 
-def _structured_address(response: str) -> tuple[list[str], str] | None:
+def _structured_address(response: str, slots: list[str]) -> tuple[list[str], str] | None:
     """An address given as a structure (issue 28): a Python tuple / list of strings, or a JSON
-    object / dict / ``key: value`` lines / an XML element's children read by their values in
-    order, in the last fenced block or the last paragraph; None when the answer is not one."""
+    object / dict / ``key: value`` lines / ``key,value`` CSV rows / an XML element's children,
+    in the last fenced block or the last paragraph; None when the answer is not one. Keyed
+    values are read in order; when the keys name every required slot, only those (an extra
+    "building" row beside the address is not a component)."""
     blocks = code_blocks(response)
     pieces = [blocks[-1].body] if blocks and blocks[-1].closed else []
     para = paragraphs(response)
     pieces += [para[-1].text] if para else []
     for piece in pieces:
-        body = piece.strip()
-        value: object = None
-        if body[:1] in "([{" and body[-1:] in ")]}":
-            try:
-                value = ast.literal_eval(body)
-            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-                try:
-                    value = json.loads(body)
-                except ValueError:
-                    value = None
-        if isinstance(value, dict):
-            value = list(value.values())
-        if (
-            isinstance(value, (list, tuple))
-            and value
-            and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value)
-        ):
-            return [str(v).strip() for v in value], "the structured answer"
-        if body.startswith("<") and (fields := _xml_fields(body)):
-            return fields, "the XML elements"
-        lines = [ln for ln in body.splitlines() if ln.strip()]
-        pairs = [_KEY_VALUE_LINE_RE.match(ln) for ln in lines]
-        if len(lines) >= 2 and all(pairs):
-            return [m.group(2).strip(" *") for m in pairs if m], "the key: value lines"
+        found = _keyed_values(piece.strip())
+        if found is None:
+            continue
+        items, where = found
+        keyed = _values_of_slots(items, slots)
+        if keyed is not None:
+            return keyed, f"{where}, by their keys"
+        if where != "the CSV rows":  # CSV rows are read by their keys only
+            return [v for _, v in items], where
     return None
 
 
-def _xml_fields(body: str) -> list[str]:
-    """The texts of a well-formed XML root's child elements, in order (``<address>`` with
+def _keyed_values(body: str) -> tuple[list[tuple[str | None, str]], str] | None:
+    """(key or None, value) pairs of a structured answer, and what it is."""
+    value: object = None
+    if body[:1] in "([{" and body[-1:] in ")]}":
+        try:
+            value = ast.literal_eval(body)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            try:
+                value = json.loads(body)
+            except ValueError:
+                value = None
+    scalar = (str, int)
+    if (
+        isinstance(value, dict)
+        and value
+        and all(isinstance(v, scalar) and not isinstance(v, bool) for v in value.values())
+    ):
+        return [(str(k), str(v).strip()) for k, v in value.items()], "the structured answer"
+    if (
+        isinstance(value, (list, tuple))
+        and value
+        and all(isinstance(v, scalar) and not isinstance(v, bool) for v in value)
+    ):
+        return [(None, str(v).strip()) for v in value], "the structured answer"
+    if body.startswith("<") and (fields := _xml_fields(body)):
+        return fields, "the XML elements"
+    lines = [ln for ln in body.splitlines() if ln.strip()]
+    pairs = [_KEY_VALUE_LINE_RE.match(ln) for ln in lines]
+    if len(lines) >= 2 and all(pairs):
+        return [(m.group(1), m.group(2).strip(" *")) for m in pairs if m], "the key: value lines"
+    rows = [ln.split(",", 1) for ln in lines]
+    if len(lines) >= 3 and all(len(r) == 2 and "," not in r[1] for r in rows):
+        return [(k.strip(), v.strip()) for k, v in rows], "the CSV rows"
+    return None
+
+
+def _values_of_slots(items: list[tuple[str | None, str]], slots: list[str]) -> list[str] | None:
+    """The values whose keys name the required slots, in the answer's order; None unless
+    every slot that is not optional has one."""
+    if not slots or any(k is None for k, _ in items):
+        return None
+    names = [_label_key(optional_part(slot)[0]).replace(" ", "") for slot in slots]
+    optional = [optional_part(slot)[1] for slot in slots]
+    kept, named = [], set()
+    for key, value in items:
+        k = _label_key(key or "").replace(" ", "")
+        hit = next((i for i, n in enumerate(names) if k and (k == n or k in n or n in k)), None)
+        if hit is not None and hit not in named:
+            named.add(hit)
+            kept.append(value)
+    if all(i in named or optional[i] for i in range(len(names))):
+        return kept
+    return None
+
+
+def _xml_fields(body: str) -> list[tuple[str | None, str]]:
+    """(tag, text) of a well-formed XML root's child elements, in order (``<address>`` with
     ``<street>``, ``<city>``, ...); empty when it is no such document."""
     try:
         root = ET.fromstring(body)
@@ -263,7 +305,7 @@ def _xml_fields(body: str) -> list[str]:
     children = list(root)
     if len(children) < 2 or any(len(child) for child in children):
         return []
-    return [(child.text or "").strip() for child in children]
+    return [(str(child.tag), (child.text or "").strip()) for child in children]
 
 
 @register("geography_address_format_validity")
@@ -279,7 +321,7 @@ def address_format_validity(inp: CheckInput) -> Verdict:
     text = _ADDRESS_LEAD_RE.sub("", strip_decoration(span.text))
     parts, used = _split_address(text, separator)
     where = f"the final answer ({span.source})"
-    structured = _structured_address(inp.response)
+    structured = _structured_address(inp.response, slots)
     if structured is not None:
         (parts, where), used = structured, "its items"
         text = " | ".join(parts)
