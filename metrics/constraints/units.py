@@ -175,7 +175,8 @@ def same_unit(found: Unit, required: Unit) -> bool:
     """Whether ``found`` is ``required`` as a unit. Canonical forms must be equal, except
     that a count per amount names what is counted or not: "defects per cubic centimetre" =
     ``defects/cm^3`` = ``cm^-3``; two different count nouns are different units
-    (``atoms/cm^3`` is not ``defects/cm^3``)."""
+    (``atoms/cm^3`` is not ``defects/cm^3``) unless one is a kind of the other
+    (``vacancies/cm^3`` is in ``defects/cm^3``, ``_KINDS``)."""
     if found == required:
         return True
     if not any(f[0] in _COUNT_SYMBOLS for f in (*found.factors, *required.factors)):
@@ -184,7 +185,26 @@ def same_unit(found: Unit, required: Unit) -> bool:
     base_required, counted_required = _without_counts(required)
     if base_found != base_required:
         return False
-    return not (counted_found.factors and counted_required.factors)
+    if counted_found.factors and counted_required.factors:
+        return _kind_of(counted_found, counted_required)
+    return True
+
+
+# Count nouns that are kinds of a wider one: vacancies and dislocations are defects,
+# electrons and holes are carriers (a density "of vacancies" is one "of defects").
+_KINDS = {
+    "defects": frozenset({"vacancies", "dislocations"}),
+    "carriers": frozenset({"electrons", "holes"}),
+    "particles": frozenset({"atoms", "molecules", "ions", "electrons", "photons"}),
+}
+
+
+def _kind_of(found: Unit, required: Unit) -> bool:
+    """Whether the counted noun of ``found`` is that of ``required`` or a kind of it."""
+    if len(found.factors) != 1 or len(required.factors) != 1:
+        return False
+    (f_symbol, _, f_exp), (r_symbol, _, r_exp) = found.factors[0], required.factors[0]
+    return f_exp == r_exp and f_symbol in _KINDS.get(r_symbol, frozenset())
 
 
 def carries(units: Iterable[Unit], required: Iterable[Unit]) -> bool:
