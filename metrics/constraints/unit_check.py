@@ -365,6 +365,9 @@ def _answer_region(response: str, units: tuple[Unit, ...]) -> tuple[str, str] | 
         )
         if body.strip() and (not _DIGIT_RE.search(after) or remark):
             return body, "the final answer (the last ``` block)"
+    bold = _last_bold_result(response)
+    if bold is not None:
+        return bold, "the final answer (its bold result line)"
     lines = non_empty_lines(response)
     for line in reversed(lines):
         if _DIGIT_RE.search(line.text):
@@ -372,6 +375,23 @@ def _answer_region(response: str, units: tuple[Unit, ...]) -> tuple[str, str] | 
     if lines:
         return lines[-1].text, "the last line"
     return None
+
+
+_BOLD_LINE_RE = re.compile(r"^[ \t]*\*\*[^*\n]*[0-9][^*\n]*\*\*[ \t.]*$", re.M)
+
+
+def _last_bold_result(response: str) -> str | None:
+    """A line that is all bold and holds a number ("**Time of flight: T ≈ 2.89 s**"), when
+    at most one short paragraph of remark follows it; else None."""
+    found = None
+    for found in _BOLD_LINE_RE.finditer(response):  # noqa: B007 - the last one
+        pass
+    if found is None:
+        return None
+    after = response[found.end() :].strip()
+    if after and (_BLANK_LINE_RE.search(after) or len(after) > 400):
+        return None
+    return found.group().strip()
 
 
 def _states_unit(text: str, units: tuple[Unit, ...]) -> bool:
