@@ -93,3 +93,12 @@ def test_judge_decided_constraints_are_unscored_without_a_judge(items: list) -> 
     judged = [i for i in items if i.judged]
     assert judged and all(i.score is None for i in judged)
     assert all("no LLM judge is configured" in i.reason for i in judged)
+
+
+def test_spm_and_scigen_replies_read_as_meant_on_the_parts_worked_on() -> None:
+    script = _script()
+    for split, floor in (("dev", 0.98), ("dev4", 1.0)):
+        n, labels_ok, _, wrong = script.spm_corpus(split)
+        assert labels_ok / n >= floor, (split, wrong)
+    n, ok, wrong = script.scigen_corpus(None)
+    assert ok == n, wrong
