@@ -53,6 +53,7 @@ import re
 
 from sci_tasks.metrics.constraints.answer_position import opening_answer
 from sci_tasks.metrics.constraints.answers import (
+    code_blocks,
     scoped_text,
 )
 from sci_tasks.metrics.constraints.base import (
@@ -71,9 +72,11 @@ from sci_tasks.metrics.constraints.options import (
     same_molecule,
 )
 from sci_tasks.metrics.constraints.text import (
+    clauses_matching,
     clean_parameters,
     clip,
     plural,
+    sentences_matching,
     show_items,
 )
 from sci_tasks.metrics.constraints.unit_grammar import parse_unit
@@ -257,6 +260,29 @@ _LATEX_ENVIRONMENT_RE = re.compile(r"\\(?:begin|end|BEGIN|END)[ \t]*\{[A-Za-z*]{
 _FENCE_INFO_RE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*", re.M)
 
 
+_KEYS_VALUES_RE = re.compile(r"\b(?:keys?|values?|field[ \t]+names?)\b", re.I)
+
+
+def _keys_and_values_scope(inp: CheckInput, key: re.Pattern[str]) -> str:
+    """The structured answer (the last fenced block, else the last {...}) when the case
+    requirement names its keys and values ("Keep all keys and values in lowercase"): the
+    sentence that presents it is not under the requirement; else ""."""
+    said = (
+        clean_parameters(inp.parameters)
+        + " "
+        + " ".join(
+            c for s in sentences_matching(inp.question or "", key) for c in clauses_matching(s, key)
+        )
+    )
+    if not _KEYS_VALUES_RE.search(said):
+        return ""
+    blocks = code_blocks(inp.response)
+    if blocks and blocks[-1].closed:
+        return blocks[-1].body
+    start, end = inp.response.find("{"), inp.response.rfind("}")
+    return inp.response[start : end + 1] if 0 <= start < end else ""
+
+
 def _letter_case(inp: CheckInput, upper: bool) -> Verdict:
     key = _UPPER_KEY if upper else _LOWER_KEY
     if not clean_parameters(inp.parameters) and not key.search(inp.question or ""):
@@ -267,6 +293,8 @@ def _letter_case(inp: CheckInput, upper: bool) -> Verdict:
         )
     scope = input_scope(inp, key)
     text, where = scoped_text(inp.response, scope)
+    if scope == "whole" and (block := _keys_and_values_scope(inp, key)):
+        text, where = block, "the structured answer's keys and values"
     # LaTeX command and environment names are markup, not prose; the letters of their
     # arguments (\text{Speed}, \BOXED{SPEED}, a variable $V$) are the response's letters
     if "\\" in text:
