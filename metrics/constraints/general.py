@@ -115,6 +115,9 @@ _YEAR_CONTEXT_RE = re.compile(r"(?:\(|\bin[ \t]|\bsince[ \t]|\bal\.?,?[ \t]|[A-Z
 _FACTOR_BEFORE_RE = re.compile(
     r"\bfactor[ \t]+of[ \t]+(?:about[ \t]+|roughly[ \t]+|~[ \t]*)?$", re.I
 )
+_POWER_OF_TEN_RE = re.compile(r"10+")
+_TIMES_BEFORE_RE = re.compile(r"(?:[×*/÷·]|\\times|\\cdot|\\div)[ \t{]*$")
+_TIMES_AFTER_RE = re.compile(r"[ \t}]*(?:[×*/÷·]|\\times|\\cdot|\\div)")
 _ASKS_FACTOR_RE = re.compile(r"\b(?:factor|fold|ratio|how[ \t]+many[ \t]+times)\b", re.I)
 _COUNT_WORDS_RE = re.compile(
     r"[ \t]+(?:distinct[ \t]+|different[ \t]+|main[ \t]+|key[ \t]+|separate[ \t]+)?"
@@ -170,7 +173,17 @@ def _never_in_scope(text: str, x: Number) -> bool:
         before = text[max(0, x.start - 20) : x.start]
         if _YEAR_CONTEXT_RE.search(before) or text[x.end : x.end + 1] == ")":
             return True
+    if _POWER_OF_TEN_RE.fullmatch(x.mantissa) and (
+        _TIMES_BEFORE_RE.search(text[max(0, x.start - 12) : x.start])
+        or _TIMES_AFTER_RE.match(text, x.end)
+    ):
+        return True  # "× 100" to a percentage, "/ 1000" to kilometres: an exact factor
     return bool(_COUNT_WORDS_RE.match(text, x.end))
+
+
+def _written(x: Number) -> str:
+    """A number as written, spacing and LaTeX's thousands separator aside."""
+    return x.text.replace(" ", "").replace("{,}", ",")
 
 
 def _answer_numbers(text: str, scope: str, question: str = "") -> list[Number]:
@@ -181,14 +194,14 @@ def _answer_numbers(text: str, scope: str, question: str = "") -> list[Number]:
     found = find_numbers(text)
     numbers = [x for x in found if not _never_in_scope(text, x)] or found
     if scope != "final":
-        given = {g.text.replace(" ", "") for g in find_numbers(question)} if question else set()
+        given = {_written(g) for g in find_numbers(question)} if question else set()
         # "refining the grains by a factor of 25 ...": a multiplier in a remark, unless a
         # factor is what the question asks for
         factor_asked = bool(_ASKS_FACTOR_RE.search(question))
         kept = [
             x
             for x in numbers
-            if x.text.replace(" ", "") not in given
+            if _written(x) not in given
             and (
                 factor_asked
                 or x.decimals

@@ -34,8 +34,9 @@ _EXPONENT = (
 # nothing of a word or a "." glued before it. Written to begin with one character class (the
 # sign or the mantissa's first character, the glue checked right after it): the regex engine
 # then skips ahead to those characters instead of trying every position of the text.
-_MANTISSA = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+"
-_MANTISSA_AFTER_DIGIT = r"[0-9]{0,2}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]*(?:\.[0-9]+)?"
+# thousands separated by "," or LaTeX's "{,}" (25{,}000)
+_MANTISSA = r"[0-9]{1,3}(?:(?:,|\{,\})[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+"
+_MANTISSA_AFTER_DIGIT = r"[0-9]{0,2}(?:(?:,|\{,\})[0-9]{3})+(?:\.[0-9]+)?|[0-9]*(?:\.[0-9]+)?"
 _SIGNS = "-+−"
 NUMBER_RE = re.compile(
     rf"[{_SIGNS}0-9.](?<![\w.].)"
@@ -68,7 +69,7 @@ def number_value(written: str) -> tuple[float, str] | None:
     if m is None:
         return None
     _, mantissa, exp = number_parts(m)
-    mantissa = mantissa.replace(",", "")
+    mantissa = mantissa.replace("{,}", "").replace(",", "")
     value = float(mantissa)
     if m.string[m.start()] in "-−":
         value = -value
@@ -133,7 +134,7 @@ def find_numbers(text: str) -> list[Number]:
         _, mant, exp = number_parts(m)
         start, end = m.span()
         if "," in mant:
-            mant = mant.replace(",", "")
+            mant = mant.replace("{,}", "").replace(",", "")
         scientific = exp is not None
         if not scientific and mant == "10":
             power = _BARE_POWER_RE.match(text, end)
