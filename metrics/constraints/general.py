@@ -151,7 +151,8 @@ def _coefficient(text: str, x: Number) -> bool:
         sum(c.isupper() for c in m["formula"]) >= 2 or re.search(r"[A-Z][a-z]?\d", m["formula"])
     ):
         return not parse_unit(m["formula"])
-    before = text[max(0, x.start - 60) : x.start]
+    # LaTeX command names (\times, \frac) are no letters of a side
+    before = _LATEX_COMMAND_RE.sub(" ", text[max(0, x.start - 60) : x.start])
     side = _IDENTITY_SIDE_RE.search(before)
     if side is None or re.search(r"[0-9]\.[0-9]", side.group()):
         return False
