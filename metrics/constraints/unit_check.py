@@ -387,11 +387,31 @@ def _last_bold_result(response: str) -> str | None:
     for found in _BOLD_LINE_RE.finditer(response):  # noqa: B007 - the last one
         pass
     if found is None:
-        return None
+        return _last_html_strong(response)
     after = response[found.end() :].strip()
     if after and (_BLANK_LINE_RE.search(after) or len(after) > 400):
         return None
     return found.group().strip()
+
+
+_HTML_STRONG_RE = re.compile(
+    r"<(strong|b)>((?:(?!</?\1>).){0,300}?[0-9](?:(?!</?\1>).){0,300}?)</\1>", re.S
+)
+_HTML_TAG_RE = re.compile(r"<[^<>]{1,200}>")
+
+
+def _last_html_strong(response: str) -> str | None:
+    """In an HTML reply, the last <strong> / <b> element holding a number, when what follows
+    it is at most a short remark (500 characters of text)."""
+    found = None
+    for found in _HTML_STRONG_RE.finditer(response):  # noqa: B007 - the last one
+        pass
+    if found is None:
+        return None
+    after = _HTML_TAG_RE.sub(" ", response[found.end() :])
+    if len(" ".join(after.split())) > 500:
+        return None
+    return _HTML_TAG_RE.sub("", found.group(2))
 
 
 def _states_unit(text: str, units: tuple[Unit, ...]) -> bool:
