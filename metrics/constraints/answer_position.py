@@ -217,7 +217,7 @@ def response_structure(inp: CheckInput) -> Verdict:
         # speed" -> "The speed is 7.7 m/s.") is the answer statement an evaluator sees.
         occurrences, stated = _statements_of_asked(response, inp.question or "")
     if not occurrences and position == "beginning":
-        block = _opening_structured_block(response)
+        block = _opening_structured_block(response) or _opening_statement(response)
         if block:
             return Verdict.passed(f"final answer at the beginning: the reply opens with {block}")
         # ... and so is an opening that names one of the question's options or bolds its
@@ -349,6 +349,23 @@ def _opening_structured_block(response: str) -> str:
     if text.startswith(("{", "[")):
         return "a JSON block"
     return ""
+
+
+# "THIS IS BRUNAUER–EMMETT–TELLER (BET) SURFACE AREA ANALYSIS ...", "The technique is XPS":
+# an opening that states what the question asked about ("Which technique is this?")
+_OPENING_STATEMENT_RE = re.compile(
+    r"[\W_]*(?:(?:this|it|that|these)[ \t]+(?:is|are)|it's|the[ \t]+(?:answer|technique|method|"
+    r"result|category|label|classification|diagnosis|mechanism|mineral|species|structure|"
+    r"compound|reagent|process|phenomenon)[ \t]+(?:is|are))\b",
+    re.I,
+)
+
+
+def _opening_statement(response: str) -> str:
+    units = _units(response)
+    if not units or not _OPENING_STATEMENT_RE.match(units[0].text):
+        return ""
+    return f"a statement of the answer ({clip(units[0].text.strip(), 40)!r})"
 
 
 def _standalone_last_line(response: str) -> str:
