@@ -272,8 +272,11 @@ def characterization_technique_format(inp: CheckInput) -> Verdict:
     if fmt == "any":
         fmt, source = _technique_format(inp.question or ""), "question"
     span = final_answer(inp.response)
+    blocks = [b for b in code_blocks(inp.response) if b.closed and _tech_hits(b.body)]
     if span is not None and span.text.strip():
         text, where = span.text, f"the final answer ({span.source})"
+    elif blocks:  # the structured answer (a list, a dict) the question asked for
+        text, where = blocks[-1].body, "the final answer (the last ``` block)"
     else:
         text, where = inp.response, "the response"
         for line in non_empty_lines(inp.response):
