@@ -174,6 +174,9 @@ def _label_pattern(label: str) -> re.Pattern[str]:
     )
 
 
+_OPTION_ABBREVIATION_RE = re.compile(r"\(([A-Z][A-Za-z0-9-]{1,9})\)\s*$")
+
+
 def _option_hits(
     option: Option, text: str, lowered: str, limit: int = 50, case_sensitive: bool = False
 ) -> list[tuple[int, int]]:
@@ -187,6 +190,11 @@ def _option_hits(
             esc = re.escape(wanted)
             pattern = re.compile(rf"{esc}(?<!\w{esc})(?!\w)")
             patterns.append((pattern, text if case_sensitive else lowered))
+    abbreviation = _OPTION_ABBREVIATION_RE.search(option.text or "")
+    if abbreviation and abbreviation.group(1) in text:
+        # "Differential scanning calorimetry (DSC)" is named by "DSC" too (exact case)
+        abbr = re.escape(abbreviation.group(1))
+        patterns.append((re.compile(rf"(?<![\w-]){abbr}(?![\w-])"), text))
     if option.label:
         if text.strip(" \t*.()[]{}\"'`:") == option.label:
             return [(0, len(text))]
