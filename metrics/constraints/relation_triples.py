@@ -323,6 +323,11 @@ def _named_tuple_verdict(inp: CheckInput, tpl: _NamedTuple, params: str, source:
     blocks = code_blocks(text)
     if blocks:
         text = blocks[-1].body
+    n = len(tpl.fields)
+    rows = _csv_rows(text, blocks[-1].lang if blocks else "", n)
+    if rows is not None:
+        shown = f"{tpl.show()!r} (from the {source})"
+        return _rows_verdict(rows, n, shown, params, inp.question or "")
     opener = tpl.opener
     groups = _tuple_groups(text, opener, tpl.closer)
     if not groups and opener == "[":
@@ -347,6 +352,36 @@ def _named_tuple_verdict(inp: CheckInput, tpl: _NamedTuple, params: str, source:
         return Verdict.failed(f"{plural(len(good), 'well-formed tuple')} in {fmt}; {need} {count}")
     return Verdict.passed(
         f"{plural(len(good), 'well-formed tuple')} of {n} fields in {fmt}, e.g. {clip(good[0])!r}"
+    )
+
+
+def _csv_rows(text: str, lang: str, n: int) -> list[list[str]] | None:
+    """The data rows of a CSV answer (a ```csv block, or every line holding n - 1 commas, at
+    least a header and one row): one tuple per row, its header left out; None when the
+    answer is no CSV."""
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    if len(lines) < 2:
+        return None
+    rows = [[f.strip().strip("\"'") for f in _split_quoted(ln, ",")] for ln in lines]
+    if lang != "csv" and not all(len(r) == n for r in rows):
+        return None
+    if lang != "csv" and any(ln.startswith(("(", "[", "-", "*")) for ln in lines):
+        return None  # tuples or a list, not CSV
+    return rows[1:]
+
+
+def _rows_verdict(rows: list[list[str]], n: int, fmt: str, params: str, question: str) -> Verdict:
+    bad = [r for r in rows if len(r) != n or not all(r)]
+    if not rows or bad:
+        shown = f", e.g. {clip(', '.join(bad[0]))!r}" if bad else ""
+        return Verdict.failed(f"CSV rows for {fmt}: {len(bad)} malformed of {len(rows)}{shown}")
+    kind, count = _required_triples(params, question)
+    ok = {"ge": len(rows) >= count, "le": 1 <= len(rows) <= count, "eq": len(rows) == count}
+    if not ok[kind]:
+        need = {"ge": "at least", "le": "at most", "eq": "exactly"}[kind]
+        return Verdict.failed(f"{plural(len(rows), 'CSV row')} for {fmt}; {need} {count}")
+    return Verdict.passed(
+        f"{plural(len(rows), 'CSV row')} of {n} fields for {fmt}, e.g. {clip(', '.join(rows[0]))!r}"
     )
 
 
@@ -376,6 +411,10 @@ def entity_relationship_format_validity(inp: CheckInput) -> Verdict:
     blocks = code_blocks(text)
     if blocks:
         text = blocks[-1].body
+    rows = _csv_rows(text, blocks[-1].lang if blocks else "", 3)
+    if rows is not None and templates:
+        shown = f"{templates[0].show()!r} (from the {source})"
+        return _rows_verdict(rows, 3, shown, params, question)
     best: tuple[int, int, _Template, list[str], list[str]] | None = None
     for tpl in templates:
         good: list[str] = []
