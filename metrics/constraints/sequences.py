@@ -8,11 +8,11 @@ required length and the sequence an answer states. Rule:
   M". The answer holder is the final answer (box / marker), else the last ``[[...]]``,
   else the last code block, else the response. In it the sequence is, in order: a
   5'-...-3' sequence (the last one; 3'-...-5' strands are ignored), a FASTA record, a list
-  of one-letter codes ``['M', 'A', 'W']``, three-letter codes (``Met-Ala-Trp``) for
-  proteins, else the longest run of the alphabet's letters (DNA/RNA ACGTUN; protein the 20
-  amino acids and X; groups of equal length joined by single spaces or hyphens, as codons,
-  count as one run). Pass iff its length (letters; codons = letters / 3) meets the
-  requirement.
+  of one-letter codes ``['M', 'A', 'W']``, three-letter codes (``Met-Ala-Trp``, or a list
+  ``['Met', 'Ala', 'Trp']``) for proteins, else the longest run of the alphabet's letters
+  (DNA/RNA ACGTUN; protein the 20 amino acids and X; groups of equal length joined by
+  single spaces or hyphens, as codons, count as one run). Pass iff its length (letters;
+  codons = letters / 3) meets the requirement.
 """
 
 from __future__ import annotations
@@ -264,6 +264,10 @@ _LETTER_LIST_RE = re.compile(
 )
 _CODES = "|".join(c for code in _THREE_LETTER for c in (code, code.upper(), code.lower()))
 _THREE_RE = re.compile(rf"(?:{_CODES})(?:[ \t]*[-–][ \t]*(?:{_CODES}))+")
+# a list of three-letter codes: ['Met', 'Ala', 'Trp']
+_THREE_LIST_RE = re.compile(
+    rf"\[[ \t]*[\"']?(?:{_CODES})[\"']?(?:[ \t]*,[ \t]*[\"']?(?:{_CODES})[\"']?)+[ \t]*,?[ \t]*\]"
+)
 # Runs of sequence letters (one case), groups joined by single spaces or hyphens. The
 # regexes start with a character class (fast scanning); word boundaries are checked after.
 _RUN_RES = {
@@ -311,7 +315,7 @@ def find_sequence(text: str, kind: str) -> tuple[str, str] | None:
         letters = re.findall(r"[A-Za-z]", lists[-1].group())
         return "".join(letters), "list of one-letter codes"
     if kind != "nucleic":
-        three = list(_THREE_RE.finditer(text))
+        three = list(_THREE_RE.finditer(text)) or list(_THREE_LIST_RE.finditer(text))
         if three:
             codes = re.findall(r"[A-Za-z]{3}", three[-1].group())
             return "-".join(codes), "three-letter codes"
