@@ -508,11 +508,22 @@ def _literal_of_numbers(text: str) -> bool:
 _KEY_WORD_RE = re.compile(r"[A-Za-z0-9%]+")
 
 
-def _values_in_key_units(answer: str) -> str:
+_TEMPLATE_RE = re.compile(r"\(([A-Za-z_][\w ]{0,40}(?:,[ \t]*[A-Za-z_][\w ]{0,40}){1,9})\)")
+
+
+def _values_in_key_units(answer: str, question: str = "") -> str:
     """A dict answer's numbers with the unit their key ends with ("gc_content_percent": 40.0
     -> "40.0 percent", "radius_nm" -> nm), one per line; keys of one word name no unit ("t",
     "m" are quantities there, not tonnes or metres)."""
     value = _literal(answer)
+    if isinstance(value, (tuple, list)) and question:
+        # "Return a tuple (technique, d_spacing_nm, crystallite_size_nm)": the question's
+        # template names the fields
+        for m in reversed(list(_TEMPLATE_RE.finditer(question))):
+            fields = [f.strip() for f in m.group(1).split(",")]
+            if len(fields) == len(value):
+                value = dict(zip(fields, value, strict=True))
+                break
     if not isinstance(value, dict):
         return ""
     out = []
@@ -574,7 +585,9 @@ def check_units(inp: CheckInput) -> Verdict:
         if each.score == 1.0:
             return each
     numbers = [q.number for q in own]
-    for text, where in _places_stating_the_unit(inp.response, region[0], numbers):
+    for text, where in _places_stating_the_unit(
+        inp.response, region[0], numbers, inp.question or ""
+    ):
         if where.startswith("the sentence introducing"):
             for shown, units in _named_units(clean_unit_text(text)):
                 if carries(units, req.units):
@@ -609,7 +622,7 @@ def _each_unit_in_reply(response: str, req: Requirement, verdict: Verdict) -> Ve
 
 
 def _places_stating_the_unit(
-    response: str, answer: str, numbers: list[str]
+    response: str, answer: str, numbers: list[str], question: str = ""
 ) -> Iterator[tuple[str, str]]:
     """Where a reply states the unit of a final answer that lacks it, in the order tried."""
     statement = answer_statement(response)  # "The route is 6.2 miles long: \boxed{6.2}"
@@ -621,7 +634,7 @@ def _places_stating_the_unit(
         # a tuple / list / dict of numbers cannot hold a unit: a key naming it
         # ("gc_content_percent"), the sentence introducing it ("(activity in kBq, ...)") or
         # the working's values stand for it
-        if keyed := _values_in_key_units(answer):
+        if keyed := _values_in_key_units(answer, question):
             yield keyed, "the answer's keys, naming the units of their values"
         yield _introducing_sentence(response, answer), "the sentence introducing the answer"
         yield response, "the response, for the values of the structured answer"
