@@ -208,12 +208,17 @@ _FOR_KIND_RE = re.compile(r"[ \t]+for[ \t]+(?:the[ \t]+)?[a-z][a-z -]*$", re.I)
 
 def _unit_of_piece(text: str) -> Unit | None:
     """The unit a piece of the parameters names: "kJ/mol", "grams (g)", "kJ/mol (kilojoules
-    per mole)"."""
+    per mole)", "mol/L (M)" (a unit and its other name in brackets: the two agree, so the
+    bracket is no factor of the unit)."""
+    m = re.fullmatch(r"([^(),;]+?)[ \t]*\(([^()]+)\)", text)
+    if m and len(m.group(1).split()) <= 4:  # a unit name, not a sentence ending in "(°C)"
+        a, b = parse_unit(m.group(1)), parse_unit(m.group(2))
+        if a and b and dimension(a[0]) == dimension(b[0]):
+            return b[0]
     whole = parse_unit(text)
     if whole:
         return whole[0]
-    m = re.fullmatch(r"([^(),;]+?)[ \t]*\(([^()]+)\)", text)
-    if m and len(m.group(1).split()) <= 4:  # a unit name, not a sentence ending in "(°C)"
+    if m and len(m.group(1).split()) <= 4:
         a, b = parse_unit(m.group(1)), parse_unit(m.group(2))
         if a or b:
             return (b or a)[0]
