@@ -333,7 +333,7 @@ def introduced_option_list(text: str, named: dict[str, str]) -> tuple[str, ...] 
     for k, line in enumerate(lines):
         if not _INTRODUCES.search(line) or _NEGATIVE_INTRO.search(line):
             continue
-        items = []
+        items: list[str] = []
         for nxt in lines[k + 1 :]:
             if not nxt.strip():
                 if items:

@@ -237,8 +237,8 @@ def _items_from(text: str) -> list[_Item]:
             continue
         if "=" in piece:  # brackets group terms of a formula: no alternatives in them
             formula = _formula_part(piece)
-            named = list(_methods_named(piece.split("=")[0]))
-            items.append(_Item(formula, named, [] if named else [formula]))
+            known = list(_methods_named(piece.split("=")[0]))
+            items.append(_Item(formula, known, [] if known else [formula]))
             continue
         main, inner = _bracketed(piece)
         # a bracketed formula of the main formula ("(vertical interval / horizontal distance)")

@@ -743,10 +743,10 @@ def _check_units(inp: CheckInput, req: Requirement, whole: bool) -> Verdict:
         # where µm was asked): not in the required unit, unless it is a conversion beside
         # one that is ("50.0 µm = 5.0 × 10⁻⁵ m", "12 miles (19 km)")
         cleaned = clean_unit_text(text)
-        wrong = _other_unit_of_required_kind(cleaned, found, req)
-        if wrong:
+        other = _other_unit_of_required_kind(cleaned, found, req)
+        if other:
             return Verdict.failed(
-                f"{where} gives {_show_quantity(wrong)}, a quantity of the kind of "
+                f"{where} gives {_show_quantity(other)}, a quantity of the kind of "
                 f"{req.show()} in another unit (required, from the {req.source})"
             )
     if whole:
