@@ -18,6 +18,7 @@ from sci_tasks.metrics.constraints import (
     sequences,
     unit_check,
     unit_grammar,
+    unit_requirement,
     units,
 )
 from sci_tasks.metrics.constraints.registry import CheckInput
@@ -299,13 +300,13 @@ def test_quantities_read_numbers_and_their_units() -> None:
 
 
 def test_required_unit_from_parameters_or_question() -> None:
-    req = unit_check.required_units("unit: kJ/mol", "")
+    req = unit_requirement.required_units("unit: kJ/mol", "")
     assert req is not None and [units.render(u) for u in req.units] == ["kJ·mol^-1"]
-    req = unit_check.required_units("", "Express the answer in ångströms (Å), please.")
+    req = unit_requirement.required_units("", "Express the answer in ångströms (Å), please.")
     assert req is not None and req.source == "question" and units.render(req.units[0]) == "Å"
-    req = unit_check.required_units("", "Give the time in s and the distance in km.")
+    req = unit_requirement.required_units("", "Give the time in s and the distance in km.")
     assert req is not None and [units.render(u) for u in req.units] == ["s", "km"]
-    assert unit_check.required_units("", "Explain in three steps in Markdown.") is None
+    assert unit_requirement.required_units("", "Explain in three steps in Markdown.") is None
 
 
 # ------------------------------------------------------------------ extraction (judge)

@@ -65,8 +65,9 @@ from sci_tasks.metrics.constraints.text import (
     sentences,
     strip_decoration,
 )
-from sci_tasks.metrics.constraints.unit_check import check_units, required_units
+from sci_tasks.metrics.constraints.unit_check import check_units
 from sci_tasks.metrics.constraints.unit_grammar import clean_unit_text, parse_unit
+from sci_tasks.metrics.constraints.unit_requirement import required_units
 from sci_tasks.metrics.constraints.units import carries, in_family
 from sci_tasks.metrics.verdict import Verdict
 
