@@ -56,7 +56,7 @@ def test_the_corpus_has_the_shape_the_issue_asks_for() -> None:
     per_constraint = Counter(canonical_name(label["constraint"]) for label in labels)
     # the spec's 42 (the catalogue's extra released name, in_paper "no", has 2)
     assert min(per_constraint[n] for n, c in CONSTRAINTS.items() if c.in_catalogue) >= 5
-    # every round keeps about a third or more held out; the newest held-out part is unread
+    # every round keeps about a third or more held out (round four's part read at its end)
     held_out = [q for q in questions.values() if q["split"].startswith("heldout")]
     assert len(held_out) / len(questions) >= 1 / 3
     newest = [q for q in questions.values() if q["split"] == "heldout4"]
@@ -84,7 +84,12 @@ def test_rule_decided_verdicts_agree_with_the_labels_as_measured(items: list) ->
         agree, false_pass = _agreement(items, part)
         assert agree >= floor and false_pass <= 0.02, (part, agree, false_pass)
     # the spent held-out sets (each read once at the end of its round, then worked on)
-    for part, floor in (("heldout1", 0.88), ("heldout2", 0.88), ("heldout3", 0.92)):
+    for part, floor in (
+        ("heldout1", 0.88),
+        ("heldout2", 0.88),
+        ("heldout3", 0.92),
+        ("heldout4", 0.88),  # 88.2% when read at the end of round four
+    ):
         agree, false_pass = _agreement(items, part)
         assert agree >= floor and false_pass <= 0.03, (part, agree, false_pass)
 
