@@ -6,11 +6,12 @@ The corpus (``benchmarks/realistic/``, how it was built: its README) holds:
 * SciMIF: release-shaped questions, replies written blind to the checkers by helper sessions
   imitating several strong chat models (some replies with the slips real models make), and
   a label for every (reply, constraint) pair, given blind from ``docs/labelling.md`` by two
-  labellers (disagreements settled by a third). Three held-out sets: ``heldout1`` (a third
+  labellers (disagreements settled by a third). Four held-out sets: ``heldout1`` (a third
   of the first 95 questions, read at the end of round one), ``heldout2`` (fresh questions
   written after that, read at the end of round two), ``heldout3`` (two thirds of round
   three's fresh questions and replies, by the SHA-1 of ``qid``, read at its end; the other
-  third, ``dev3``, was worked on) and ``heldout4`` (round four the same way, with ``dev4``).
+  third, ``dev3``, was worked on) and ``heldout4`` (round four the same way, with ``dev4``;
+  read at its end).
 * SPM-Bench and SciGen-Verify: replies written blind with the meaning each is meant to
   carry (the selected options and confidence; the judgement).
 
