@@ -70,7 +70,7 @@ def test_stock_lm_eval_runs_a_scimif_task_on_the_real_model(
     run(
         "lm_eval", "--model", "hf", "--model_args", model_args, "--device", "cpu",
         "--tasks", "scimif_chem", "--include_path", sci_tasks.include_path(),
-        "--apply_chat_template", "--gen_kwargs", "max_gen_toks=96", "--limit", "2",
+        "--apply_chat_template", "--gen_kwargs", "max_gen_toks=32", "--limit", "2",
         "--log_samples", "--output_path", str(tmp_path / "out"),
         cwd=tmp_path, OMP_NUM_THREADS="1",
     )  # fmt: skip
@@ -85,7 +85,7 @@ def test_sci_eval_runs_the_embedded_default_and_prints_the_table(
     # converted_smollm2: this process's cache holds the converted GGUF, as after a first
     # start (the first start's conversion: test_readme's embedded default)
     out = run(
-        "sci-eval", "limit=2", "model.gen_kwargs.max_gen_toks=96", "hydra.run.dir=run", cwd=tmp_path
+        "sci-eval", "limit=2", "model.gen_kwargs.max_gen_toks=32", "hydra.run.dir=run", cwd=tmp_path
     )
     assert "scimif_chem" in out.stdout or "SciMIF chemistry" in out.stdout
     assert "|drfr" in out.stdout.replace(" ", "")

@@ -3,7 +3,8 @@
 - with a server on loopback (llm-katan, echo backend) standing in for the OpenAI-compatible
   server the README names, only its URL substituted: the sweep, then `--replay`,
   `sci-report`, `sci-leaderboard` and `sci-view` on what the sweep wrote, with `limit=1`;
-- the embedded default (`sci-eval`, real SmolLM2) once, with `limit=1` (marker e2e);
+- the embedded default (`sci-eval`, real SmolLM2) once, with `limit=1` and short replies
+  (marker e2e);
 - what needs a GPU, the hub or a cluster: `sci-eval` / `sci-score` compose with Hydra's
   `--cfg job` (every override taking effect, no option left `???`), `lm_eval` /
   `sci-lm-eval` parse with lm-eval's own CLI parser and name only tasks that the README's
@@ -439,10 +440,13 @@ def test_replay_report_leaderboard_and_view_run_on_the_sweeps_output(pilot: Pilo
 
 @pytest.mark.e2e
 def test_the_embedded_default_runs(tmp_path: Path) -> None:
-    """As on a fresh machine (an empty cache: the GGUF is converted, nothing is replayed)."""
+    """As on a fresh machine (an empty cache: the GGUF is converted, nothing is replayed),
+    with limit=1 and replies of at most 16 tokens (nothing here reads the replies: 256 new
+    tokens on a shared CPU core cost a minute or more)."""
     (command,) = {c.text: c for c in COMMANDS if kind(c) == "embedded_default"}.values()
     out = subprocess.run(
-        ["bash", "-c", f"{command.text} limit=1"], capture_output=True, text=True, cwd=tmp_path,
+        ["bash", "-c", f"{command.text} limit=1 model.gen_kwargs.max_gen_toks=16"],
+        capture_output=True, text=True, cwd=tmp_path,
         env={**env_for(tmp_path, command), "OPENAI_API_KEY": ""}, timeout=1800,
     )  # fmt: skip
     assert out.returncode == 0, out.stderr[-3000:]
