@@ -345,14 +345,19 @@ def _named_tuple_verdict(inp: CheckInput, tpl: _NamedTuple, params: str, source:
             f"{plural(len(bad), 'malformed tuple')} for {fmt} ({n} fields each), e.g. "
             f"{clip(bad[0])!r} ({len(good)} well formed)"
         )
-    kind, count = _required_triples(params, inp.question or "")
-    ok = {"ge": len(good) >= count, "le": 1 <= len(good) <= count, "eq": len(good) == count}
-    if not ok[kind]:
-        need = {"ge": "at least", "le": "at most", "eq": "exactly"}[kind]
-        return Verdict.failed(f"{plural(len(good), 'well-formed tuple')} in {fmt}; {need} {count}")
+    need = _count_shortfall(len(good), params, inp.question or "")
+    if need:
+        return Verdict.failed(f"{plural(len(good), 'well-formed tuple')} in {fmt}; {need}")
     return Verdict.passed(
         f"{plural(len(good), 'well-formed tuple')} of {n} fields in {fmt}, e.g. {clip(good[0])!r}"
     )
+
+
+def _count_shortfall(found: int, params: str, question: str) -> str:
+    """The required count ("at least 3") when ``found`` tuples miss it, else ""."""
+    kind, count = _required_triples(params, question)
+    ok = {"ge": found >= count, "le": 1 <= found <= count, "eq": found == count}[kind]
+    return "" if ok else f"{ {'ge': 'at least', 'le': 'at most', 'eq': 'exactly'}[kind] } {count}"
 
 
 def _csv_rows(text: str, lang: str, n: int) -> list[list[str]] | None:
@@ -375,11 +380,9 @@ def _rows_verdict(rows: list[list[str]], n: int, fmt: str, params: str, question
     if not rows or bad:
         shown = f", e.g. {clip(', '.join(bad[0]))!r}" if bad else ""
         return Verdict.failed(f"CSV rows for {fmt}: {len(bad)} malformed of {len(rows)}{shown}")
-    kind, count = _required_triples(params, question)
-    ok = {"ge": len(rows) >= count, "le": 1 <= len(rows) <= count, "eq": len(rows) == count}
-    if not ok[kind]:
-        need = {"ge": "at least", "le": "at most", "eq": "exactly"}[kind]
-        return Verdict.failed(f"{plural(len(rows), 'CSV row')} for {fmt}; {need} {count}")
+    need = _count_shortfall(len(rows), params, question)
+    if need:
+        return Verdict.failed(f"{plural(len(rows), 'CSV row')} for {fmt}; {need}")
     return Verdict.passed(
         f"{plural(len(rows), 'CSV row')} of {n} fields for {fmt}, e.g. {clip(', '.join(rows[0]))!r}"
     )
@@ -432,12 +435,10 @@ def entity_relationship_format_validity(inp: CheckInput) -> Verdict:
             f"{plural(len(bad), 'malformed triple')} for {fmt}, e.g. {clip(bad[0])!r}"
             f" ({len(good)} well formed)"
         )
-    kind, n = _required_triples(params, question)
-    ok = {"ge": len(good) >= n, "le": 1 <= len(good) <= n, "eq": len(good) == n}[kind]
-    need = {"ge": "at least", "le": "at most", "eq": "exactly"}[kind]
-    if not ok:
+    need = _count_shortfall(len(good), params, question)
+    if need:
         return Verdict.failed(
-            f"{plural(len(good), 'well-formed triple')} in {fmt}; {need} {n} required"
+            f"{plural(len(good), 'well-formed triple')} in {fmt}; {need} required"
         )
     return Verdict.passed(
         f"{plural(len(good), 'well-formed triple')} in {fmt}, e.g. {clip(good[0])!r}"
