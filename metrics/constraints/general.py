@@ -68,6 +68,7 @@ from sci_tasks.metrics.constraints.number_grammar import Number, find_numbers, p
 from sci_tasks.metrics.constraints.options import (
     CHOICE_KEY,
     chosen_options,
+    flat_notation,
     read_options,
     same_molecule,
 )
@@ -362,6 +363,8 @@ def choose_from(inp: CheckInput) -> Verdict:
     if not named and opening is not None:  # the question put the choice on the first line
         text, where = opening, "the first line (where the question puts the answer)"
         named, how = chosen_options(options, text)
+    if not named and flat_notation(text) != text:  # "\text{Na}_2\text{CO}_3" names Na2CO3
+        named, how = chosen_options(options, flat_notation(text))
     if not named:
         named, how = same_molecule(options, text), " (the same molecule, written differently)"
     if len(named) == 1:
@@ -388,10 +391,21 @@ _EMPHASIS_RE = re.compile(r"[*_`{}$]|\\(?:boxed|textbf|text)(?=\{)")
 def judge(inp: CheckInput) -> Verdict:
     text, where = scoped_text(inp.response, input_scope(inp, _JUDGE_KEY))
     answer = text.strip()
-    # Emphasis or a box around the word is markup, not another word: "**Yes**" is Yes.
-    if _YES_NO_RE.fullmatch(_EMPHASIS_RE.sub("", answer).strip()):
+    if _yes_or_no(answer):
         return Verdict.passed(f"{where} is exactly {answer!r}")
+    # "Place your answer at the very beginning": the first line is the answer, and what
+    # follows it is the explanation the question leaves room for (docs/labelling.md rule 14).
+    opening = opening_answer(inp.response, clean_parameters(inp.parameters), inp.question or "")
+    if opening is not None and _yes_or_no(opening):
+        return Verdict.passed(
+            f"the first line (where the question puts the answer) is exactly {opening.strip()!r}"
+        )
     return Verdict.failed(f"{where} is not just Yes or No: {clip(answer)!r}")
+
+
+def _yes_or_no(answer: str) -> bool:
+    # Emphasis or a box around the word is markup, not another word: "**Yes**" is Yes.
+    return bool(_YES_NO_RE.fullmatch(_EMPHASIS_RE.sub("", answer).strip()))
 
 
 register_judged(NUMBER_RESPONSE, "general_number_response")
