@@ -353,9 +353,7 @@ def introduced_option_list(text: str, named: dict[str, str]) -> tuple[str, ...] 
         items: list[str] = []
         for nxt in lines[k + 1 :]:
             if not nxt.strip():
-                if items:
-                    break
-                continue
+                continue  # blank lines may part the items of a loose list
             if not _BULLET.match(nxt):
                 break
             items.append(nxt)

@@ -437,6 +437,15 @@ def test_option_texts_need_the_texts() -> None:
         ("The incorrect statements are: the lattice constant is about 0.50 nm.", (), None),
         # "A and B are the ones supported" is an assessment like "A and B are supported"
         ("Options A and B are the ones supported by the image.", ("A", "B"), None),
+        # a loose list (blank lines between the items), each item an option's quoted text
+        # and why
+        (
+            'The following statements are supported:\n\n1. "The image shows a honeycomb '
+            'lattice." — six-fold rings.\n\n2. "The lattice constant is about 0.25 nm." '
+            "— ten periods in 2.5 nm.\n\nThe 7x7 cell is not seen.",
+            ("A", "B"),
+            None,
+        ),
         # the same list introduced as what is NOT supported: not a selection
         (
             "From the image, these statements are not supported:\n\n"
