@@ -108,6 +108,7 @@ _GIVEN_ASIDE_RE = re.compile(
 # 2\sin), a fraction of small integers inside a formula (1/2, \frac{1}{2}), a year
 # ("Monteith (1965)", "in 2019"), and a count ("3 steps", "6 carbon atoms").
 _POWER_BASE_RE = re.compile(r"[ \t]*(?:\^|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻])")
+_SPLIT_POWER_RE = re.compile(r"\}[ \t]*\^")  # "\text{(in the 10}^{-6}\text{ dilution)}"
 _GLUED_SYMBOL_RE = re.compile(r"(?:\\(?!times|cdot|quad|text|mathrm)[A-Za-z]|[A-Za-zα-ωΑ-Ω])")
 _SMALL_FRACTION_RE = re.compile(
     r"\\[dt]?frac\{[1-9]\}\{[1-9][0-9]?\}|(?<![0-9.])[1-9][ \t]*/[ \t]*[1-9][0-9]?(?![0-9.])"
@@ -130,11 +131,12 @@ _COUNT_WORDS_RE = re.compile(
 )
 
 
-# a coefficient: "2(380.00)", "2 \times n", "2\,HCl", "2 H2O" (a chemical formula: two
-# capitals or a capital and a digit, and no unit), a ratio "1:2", "p^2 + 2pq + q^2 = 1" (a
-# side of an identity)
+# a coefficient: "2(380.00)", "2 (3.10 \times 10^{1})" (one digit), "2 \times n", "2\,HCl",
+# "2 H2O" (a chemical formula: two capitals or a capital and a digit, and no unit), a ratio
+# "1:2", "p^2 + 2pq + q^2 = 1" (a side of an identity)
 _COEFFICIENT_RE = re.compile(
-    r"\(|[ \t]*(?:\\times|\\cdot|[×·*])[ \t]*[A-Za-zα-ωΑ-Ω(]"
+    r"\(|(?<=[^0-9.][0-9])[ \t]+\((?=[ \t]*[0-9.\\])"
+    r"|[ \t]*(?:\\times|\\cdot|[×·*])[ \t]*[A-Za-zα-ωΑ-Ω(]"
     r"|(?:\\[,;: ]|~|[ \t])*(?P<formula>[A-Z][A-Za-z0-9]*)"
 )
 _RATIO_RE = re.compile(r"(?<![0-9.])[0-9]{1,2}[ \t]*:[ \t]*[0-9]{1,2}(?![0-9.])")
@@ -152,6 +154,8 @@ def _coefficient(text: str, x: Number) -> bool:
         sum(c.isupper() for c in m["formula"]) >= 2 or re.search(r"[A-Z][a-z]?\d", m["formula"])
     ):
         return not parse_unit(m["formula"])
+    if len(x.text) > 3:  # an identity's constant is small ("= 1"); "= 25{,}000{,}000" is a value
+        return False
     # LaTeX command names (\times, \frac) are no letters of a side
     before = _LATEX_COMMAND_RE.sub(" ", text[max(0, x.start - 60) : x.start])
     side = _IDENTITY_SIDE_RE.search(before)
@@ -165,6 +169,8 @@ def _never_in_scope(text: str, x: Number) -> bool:
         return False
     if _POWER_BASE_RE.match(text, x.end) and x.mantissa != "10":
         return True
+    if x.mantissa == "10" and _SPLIT_POWER_RE.match(text, x.end):
+        return True  # a power of ten whose exponent a closing \text brace parts from it
     if _GLUED_SYMBOL_RE.match(text, x.end) or _coefficient(text, x):
         return True
     window = text[max(0, x.start - 10) : x.end + 6]
