@@ -2,7 +2,7 @@
 
 ``general_number_response`` is judge-scored (``judged.py``; without an LLM judge the
 registry reports it unscored). Every other ``general_*`` constraint except the structured
-formats (``formats.py``), the wrappers (``wrappers.py``) and the answer position
+formats (``formats.py``, ``markup.py``), the wrappers (``wrappers.py``) and the answer position
 (``answer_position.py``) has one checker below. Each reads the requirement from
 ``parameters`` first, then from the question; when it cannot be read from either, the
 verdict is unscored with the reason, never a guess. Shared parsing lives in ``text.py``
@@ -43,8 +43,8 @@ Decision rules, one per constraint:
 * judge: pass iff the text in scope (default: whole response) stripped is "yes" or "no",
   any case, with at most one trailing period.
 
-The structured formats are in ``formats.py``, ``general_wrap_up`` in ``wrappers.py``,
-``general_response_structure`` in ``answer_position.py``.
+The structured formats are in ``formats.py`` and ``markup.py``, ``general_wrap_up`` in
+``wrappers.py``, ``general_response_structure`` in ``answer_position.py``.
 """
 
 from __future__ import annotations
