@@ -54,6 +54,7 @@ import re
 from sci_tasks.metrics.constraints.answer_position import opening_answer
 from sci_tasks.metrics.constraints.answers import (
     code_blocks,
+    last_content_line,
     scoped_text,
 )
 from sci_tasks.metrics.constraints.base import (
@@ -393,9 +394,22 @@ _YES_NO_RE = re.compile(r"(yes|no)\.?", re.I)
 _EMPHASIS_RE = re.compile(r"[*_`{}$]|\\(?:boxed|textbf|text)(?=\{)")
 
 
+# "the last line of your response must contain only Yes or No", "end your response with a
+# final line containing only the word Yes or No": the answer is that line, the explanation
+# above it is asked for
+_LAST_LINE_RE = re.compile(
+    r"\b(?:last|final|closing)[ \t]+line\b|\bend[ \t]+(?:your[ \t]+(?:response|answer|reply)"
+    r"[ \t]+)?with[ \t]+(?:a|one)[ \t]+(?:final[ \t]+|separate[ \t]+)?line\b",
+    re.I,
+)
+
+
 @register("general_judge")
 def judge(inp: CheckInput) -> Verdict:
     text, where = scoped_text(inp.response, input_scope(inp, _JUDGE_KEY))
+    said = [clean_parameters(inp.parameters), *sentences_matching(inp.question or "", _JUDGE_KEY)]
+    if any(_LAST_LINE_RE.search(s) for s in said) and (line := last_content_line(inp.response)):
+        text, where = line.text, "the last line (where the question puts the answer)"
     answer = text.strip()
     if _yes_or_no(answer):
         return Verdict.passed(f"{where} is exactly {answer!r}")
