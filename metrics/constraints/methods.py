@@ -431,7 +431,9 @@ def _relation_evidence_of(text: str, view: _ResponseView) -> str | None:
     relation = _RELATION_RE.search(text)
     if relation is None or not relation.start():
         return None
-    return _formula_evidence(relation.group(), view)  # written as a formula, not in words
+    if len(content_words(relation.group())) >= 2:  # a relation in words: "elevation = ..."
+        return _literal_evidence(relation.group(), view)
+    return _formula_evidence(relation.group(), view)  # symbols: only as a formula
 
 
 def _formula_evidence(alt: str, view: _ResponseView) -> str | None:
