@@ -54,6 +54,7 @@ import re
 from sci_tasks.metrics.constraints.answer_position import opening_answer
 from sci_tasks.metrics.constraints.answers import (
     code_blocks,
+    final_answer,
     last_content_line,
     scoped_text,
 )
@@ -252,6 +253,46 @@ def decimal_annotation(inp: CheckInput) -> Verdict:
     )
 
 
+_EXPONENT_RE = re.compile(
+    r"(?:10[ \t]*\^[ \t]*\{?[ \t]*|[eE])([-+−]?[0-9]+)|10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)"
+)
+_SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺−", "0123456789-+-")
+
+
+def _value(x: Number) -> float | None:
+    """The number's value (a power-of-ten exponent applied), or None when unread."""
+    try:
+        value = float(x.mantissa)
+        if x.scientific:
+            m = _EXPONENT_RE.search(x.text, len(x.text) - len(x.text.lstrip()))
+            if m is None:
+                return None
+            value *= 10.0 ** int((m[1] or m[2]).translate(_SUPERSCRIPT_DIGITS))
+    except (ValueError, OverflowError):
+        return None
+    return value
+
+
+def _also_scientific(x: Number, answer: list[Number]) -> bool:
+    """``x`` (plain, in the working) has the value of a number the answer statement writes
+    in scientific notation, equal to the precision ``x`` is written with (docs/labelling.md
+    rule 3: the reported value "≈ 0.949 km³" in a step, "9.49e-1" in the answer's CSV)."""
+    value = _value(x)
+    if not value:
+        return False
+    for other in answer:
+        if other.scientific and (known := _value(other)) is not None:
+            if abs(known - value) <= 0.5 * 10.0**-x.decimals + 1e-12 * abs(value):
+                return True
+    return False
+
+
+# "1 km³ = 1 × 10⁹ m³": the 1 of a unit conversion is an exact constant, no reported value
+_CONVERSION_ONE_RE = re.compile(
+    r"[ \t]*(?:\\[ ,;]|~)?[ \t]*[^\s=0-9][^=\n]{0,24}?=[ \t]*[^\n]{0,12}?10"
+)
+
+
 @register("general_scientific_annotation")
 def scientific_annotation(inp: CheckInput) -> Verdict:
     scope = input_scope(inp, _SCIENTIFIC_KEY, default="final")
@@ -259,13 +300,21 @@ def scientific_annotation(inp: CheckInput) -> Verdict:
     numbers = _answer_numbers(text, scope, inp.question or "")
     if not numbers:
         return Verdict.failed(f"no number found in {where}")
-    plain = [x.text for x in numbers if not x.scientific]
+    statement = final_answer(text) if scope == "whole" else None  # a marked answer only
+    answer = [x for x in numbers if statement and statement.start <= x.start < statement.end]
+    plain = [
+        x.text
+        for x in numbers
+        if not x.scientific
+        and not (x.mantissa == "1" and _CONVERSION_ONE_RE.match(text, x.end))
+        and not (x not in answer and _also_scientific(x, answer))
+    ]
     if plain:
         return Verdict.failed(
             f"{len(plain)} of {plural(len(numbers), 'number')} in {where} not in scientific "
             f"notation: {show_items(plain)}"
         )
-    off = [x.text for x in numbers if not x.normalized]
+    off = [x.text for x in numbers if x.scientific and not x.normalized]
     if off:
         return Verdict.failed(f"mantissa outside [1, 10) in {where}: {show_items(off)}")
     return Verdict.passed(
