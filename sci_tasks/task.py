@@ -141,7 +141,8 @@ class SciTask(ConfigurableTask):
         instances by document and orders them by ``idx`` the same way, and hands each pair
         to ``process_results`` once."""
         by_doc: dict[int, list[Any]] = defaultdict(list)
-        for instance in self.instances or []:
+        # none before lm-eval's build_all_requests (a task scoring documents handed to it)
+        for instance in getattr(self, "instances", None) or []:
             by_doc[instance.doc_id].append(instance)
         pairs: list[Pair] = []
         for group in by_doc.values():
