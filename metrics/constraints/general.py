@@ -133,6 +133,9 @@ _COUNT_WORDS_RE = re.compile(
 )
 
 
+_PLURAL_NOUN_RE = re.compile(r"[ \t]+([a-z]{3,}s)\b(?![ \t]*(?:per|/)\b)")
+
+
 # a coefficient: "2(380.00)", "2 (3.10 \times 10^{1})" (one digit), "2 \times n", "2\,HCl",
 # "2 H2O" (a chemical formula: two capitals or a capital and a digit, and no unit), a ratio
 # "1:2", "p^2 + 2pq + q^2 = 1" (a side of an identity)
@@ -156,7 +159,7 @@ def _coefficient(text: str, x: Number) -> bool:
         sum(c.isupper() for c in m["formula"]) >= 2 or re.search(r"[A-Z][a-z]?\d", m["formula"])
     ):
         return not parse_unit(m["formula"])
-    if len(x.text) > 3:  # an identity's constant is small ("= 1"); "= 25{,}000{,}000" is a value
+    if len(x.text) > 1:  # an identity's constant is one digit ("= 1"); "= 750" is a value
         return False
     # LaTeX command names (\times, \frac) are no letters of a side
     before = _LATEX_COMMAND_RE.sub(" ", text[max(0, x.start - 60) : x.start])
@@ -188,12 +191,18 @@ def _never_in_scope(text: str, x: Number) -> bool:
         or _TIMES_AFTER_RE.match(text, x.end)
     ):
         return True  # "× 100" to a percentage, "/ 1000" to kilometres: an exact factor
-    return bool(_COUNT_WORDS_RE.match(text, x.end))
+    if _COUNT_WORDS_RE.match(text, x.end):
+        return True
+    # "a deviation of 10 plants", "400 cells": a whole number of things (a plural noun
+    # that is no unit) is a count
+    noun = _PLURAL_NOUN_RE.match(text, x.end)
+    return bool(noun and "." not in x.text and not parse_unit(noun[1]))
 
 
 def _written(x: Number) -> str:
-    """A number as written, spacing and LaTeX's thousands separator aside."""
-    return x.text.replace(" ", "").replace("{,}", ",")
+    """A number as written, spacing, LaTeX's thousands separator and a plus sign aside
+    ("+23.44°" in the question is the reply's "23.44°")."""
+    return x.text.replace(" ", "").replace("{,}", ",").lstrip("+")
 
 
 def _answer_numbers(text: str, scope: str, question: str = "") -> list[Number]:
@@ -328,6 +337,7 @@ _UPPER_KEY = re.compile(r"upper[ \t-]*case|capital|\bcaps\b|block[ \t]+letters",
 _LOWER_KEY = re.compile(r"lower[ \t-]*case|small[ \t]+letters|no[ \t]+capital", re.I)
 _LATEX_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
 _LATEX_ENVIRONMENT_RE = re.compile(r"\\(?:begin|end|BEGIN|END)[ \t]*\{[A-Za-z*]{1,20}\}")
+_XML_PROLOG_RE = re.compile(r"<\?[^<>\n]{0,200}\?>|<![A-Za-z][^<>\n]{0,200}>")
 _FENCE_INFO_RE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*", re.M)
 
 
@@ -372,6 +382,8 @@ def _letter_case(inp: CheckInput, upper: bool) -> Verdict:
         text = _LATEX_COMMAND_RE.sub(" ", _LATEX_ENVIRONMENT_RE.sub(" ", read_latex(text)))
     if "```" in text or "~~~" in text:  # so is a code fence's language tag
         text = _FENCE_INFO_RE.sub(" ", text)
+    if "<?" in text or "<!" in text:  # an XML declaration or DOCTYPE is markup too
+        text = _XML_PROLOG_RE.sub(" ", text)
     wanted = "uppercase" if upper else "lowercase"
     wrong_case = str.islower if upper else str.isupper
     # counted with map() in C: a Python loop over every character is the slow part
