@@ -66,7 +66,12 @@ from sci_tasks.metrics.constraints.base import (
 )
 from sci_tasks.metrics.constraints.escaping import read_latex
 from sci_tasks.metrics.constraints.judged import NUMBER_RESPONSE
-from sci_tasks.metrics.constraints.number_grammar import Number, find_numbers, parse_decimal_places
+from sci_tasks.metrics.constraints.number_grammar import (
+    Number,
+    find_numbers,
+    number_value,
+    parse_decimal_places,
+)
 from sci_tasks.metrics.constraints.options import (
     CHOICE_KEY,
     chosen_options,
@@ -262,36 +267,17 @@ def decimal_annotation(inp: CheckInput) -> Verdict:
     )
 
 
-_EXPONENT_RE = re.compile(
-    r"(?:10[ \t]*\^[ \t]*\{?[ \t]*|[eE])([-+−]?[0-9]+)|10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)"
-)
-_SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺−", "0123456789-+-")
-
-
-def _value(x: Number) -> float | None:
-    """The number's value (a power-of-ten exponent applied), or None when unread."""
-    try:
-        value = float(x.mantissa)
-        if x.scientific:
-            m = _EXPONENT_RE.search(x.text, len(x.text) - len(x.text.lstrip()))
-            if m is None:
-                return None
-            value *= 10.0 ** int((m[1] or m[2]).translate(_SUPERSCRIPT_DIGITS))
-    except (ValueError, OverflowError):
-        return None
-    return value
-
-
 def _also_scientific(x: Number, answer: list[Number]) -> bool:
     """``x`` (plain, in the working) has the value of a number the answer statement writes
     in scientific notation, equal to the precision ``x`` is written with (docs/labelling.md
     rule 3: the reported value "≈ 0.949 km³" in a step, "9.49e-1" in the answer's CSV)."""
-    value = _value(x)
-    if not value:
+    read = number_value(x.text)
+    if not read or not read[0]:
         return False
+    value = read[0]
     for other in answer:
-        if other.scientific and (known := _value(other)) is not None:
-            if abs(known - value) <= 0.5 * 10.0**-x.decimals + 1e-12 * abs(value):
+        if other.scientific and (known := number_value(other.text)) is not None:
+            if abs(known[0] - value) <= 0.5 * 10.0**-x.decimals + 1e-12 * abs(value):
                 return True
     return False
 
