@@ -115,6 +115,8 @@ _GIVEN_ASIDE_RE = re.compile(
 # 2\sin), a fraction of small integers inside a formula (1/2, \frac{1}{2}), a year
 # ("Monteith (1965)", "in 2019"), and a count ("3 steps", "6 carbon atoms").
 _POWER_BASE_RE = re.compile(r"[ \t]*(?:\^|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻])")
+_RECIPROCAL_RE = re.compile(r"[ \t]*(?:\}[ \t]*\{|/)")  # 1 over something
+_BOUND_BEFORE_RE = re.compile(r"(?:[≤≥<>]|\\le(?:q)?|\\ge(?:q)?|\\leqslant|\\geqslant)[ \t]*\Z")
 _SPLIT_POWER_RE = re.compile(r"\}[ \t]*\^")  # "\text{(in the 10}^{-6}\text{ dilution)}"
 _GLUED_SYMBOL_RE = re.compile(r"(?:\\(?!times|cdot|quad|text|mathrm)[A-Za-z]|[A-Za-zα-ωΑ-Ω])")
 _SMALL_FRACTION_RE = re.compile(
@@ -179,6 +181,11 @@ def _never_in_scope(text: str, x: Number) -> bool:
         return False
     if _POWER_BASE_RE.match(text, x.end) and x.mantissa != "10":
         return True
+    if x.mantissa == "1" and (
+        _RECIPROCAL_RE.match(text, x.end)
+        or _BOUND_BEFORE_RE.search(text[max(0, x.start - 12) : x.start])
+    ):
+        return True  # "\frac{1}{\sigma}", "1 / (2.24 × 10² S/m)", "sin θ ≤ 1": exact constants
     if x.mantissa == "10" and _SPLIT_POWER_RE.match(text, x.end):
         return True  # a power of ten whose exponent a closing \text brace parts from it
     if _GLUED_SYMBOL_RE.match(text, x.end) or _coefficient(text, x):
@@ -216,6 +223,9 @@ def _answer_numbers(text: str, scope: str, question: str = "") -> list[Number]:
     question's data restated ("k = 0.158" when the question gives 0.158); in the final
     answer, those of a given-quantity aside are left out when a number stays outside it."""
     found = find_numbers(text)
+    if "<?" in text:  # an XML declaration's version="1.0" is markup, not a reported number
+        prolog = [m.span() for m in _XML_PROLOG_RE.finditer(text)]
+        found = [x for x in found if not any(a <= x.start < b for a, b in prolog)]
     numbers = [x for x in found if not _never_in_scope(text, x)] or found
     if scope != "final":
         given = {_written(g) for g in find_numbers(question)} if question else set()
