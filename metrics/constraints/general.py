@@ -372,6 +372,9 @@ def _letter_case(inp: CheckInput, upper: bool) -> Verdict:
     text, where = scoped_text(inp.response, scope)
     if scope == "whole" and (block := _keys_and_values_scope(inp, key)):
         text, where = block, "the structured answer's keys and values"
+    opening = opening_answer(inp.response, clean_parameters(inp.parameters), inp.question or "")
+    if scope == "final" and opening is not None:  # "state your choice first, in capitals"
+        text, where = opening, "the first line (where the question puts the answer)"
     # LaTeX command and environment names are markup, not prose; the letters of their
     # arguments (\text{Speed}, \BOXED{SPEED}, a variable $V$) are the response's letters
     if "\\" in text:
@@ -424,9 +427,11 @@ def choose_from(inp: CheckInput) -> Verdict:
     text, where = scoped_text(inp.response, input_scope(inp, CHOICE_KEY, default="final"))
     named, how = chosen_options(options, text)
     opening = opening_answer(inp.response, clean_parameters(inp.parameters), inp.question or "")
-    if not named and opening is not None:  # the question put the choice on the first line
-        text, where = opening, "the first line (where the question puts the answer)"
-        named, how = chosen_options(options, text)
+    if opening is not None:  # the question put the choice first: the first line decides
+        first, first_how = chosen_options(options, opening)
+        if first or not named:
+            text, where = opening, "the first line (where the question puts the answer)"
+            named, how = first, first_how
     if not named and flat_notation(text) != text:  # "\text{Na}_2\text{CO}_3" names Na2CO3
         named, how = chosen_options(options, flat_notation(text))
     if not named:
