@@ -119,9 +119,24 @@ def opening_answer(response: str, params: str, question: str) -> str | None:
     if positions != {"beginning"}:
         return None
     units = _units(response)
-    if len(units) > 1 and _is_title(units[0]):
+    if len(units) > 1 and _is_title(units[0]) and not _bold_answer(units[0]):
         units = units[1:]
     return units[0].text if units else None
+
+
+_GENERIC_HEADS = frozenset(
+    {"answer", "final answer", "solution", "summary", "result", "results", "conclusion"}
+)
+
+
+def _bold_answer(unit: Span) -> bool:
+    """A short all-bold first line that is no generic head ("**ROUTE B**", not "**Answer**"
+    or a long bold title): the answer itself, in bold."""
+    s = unit.text.strip()
+    if not (s.startswith("**") and s.endswith("**")):
+        return False
+    bare = s.strip("* ").rstrip(":").lower()
+    return bare not in _GENERIC_HEADS and len(bare.split()) <= 4
 
 
 def _units(response: str) -> list[Span]:
