@@ -8,8 +8,8 @@ The rules, in the order they are applied (``docs/decisions.md``, SPM-Bench "Answ
    blocks, text before an unopened ``</think>``, and everything after an unclosed ``<think>``
    (a reply cut off while thinking: an answer written only inside reasoning is no answer).
 2. **Explicit answer statements**: every ``Answer:`` line (also ``Final answer:``,
-   ``**Answer:**``, ``Answers:``, and the labelled lists ``Correct options:``, ``Correct
-   answers:``, ``Selected:``, ``Selected options:``, ``Selection:``, ``Chosen options:``,
+   ``**Answer:**``, ``Answers:``, ``Final:``, and the labelled lists ``Correct options:``,
+   ``Correct answers:``, ``Selected:``, ``Selected options:``, ``Selection:``, ``Chosen options:``,
    ``Supported statements:``; not after *incorrect*, *wrong*, *rejected*, *not* ...), every
    answer tag (``<answer>A, C</answer>``, the short ``<a>A, C</a>``; an unclosed one runs to
    the next tag or the end), every ``\\boxed{...}`` (``\\boxed{A,\\,B}``,
@@ -32,10 +32,11 @@ The rules, in the order they are applied (``docs/decisions.md``, SPM-Bench "Answ
 
    * a prose phrase (Markdown emphasis ignored) of one of these shapes: ``the answer is A``
      / ``the correct options are A and C``, ``A and C are correct`` / ``... are (the ones)
-     supported`` (also *right*, *true*, *consistent*, *accurate*, *valid*; not after *not*, *nor*,
-     *neither*, *no*), ``I choose A and C``; when the prose ends with options judged one by
-     one (``**A is correct** ... **C is correct**``, each naming one option not named
-     before, no *actually* / *wait* / *instead* between them), all the options so judged;
+     supported`` / ``A, B and C hold`` (also *right*, *true*, *consistent*, *accurate*,
+     *valid*; not after *not*, *nor*, *neither*, *no*), ``I choose A and C``; when the
+     prose ends with options judged one by one (``**A is correct** ... **C is correct**``,
+     each naming one option not named before, no *actually* / *wait* / *instead* between
+     them), all the options so judged;
    * a Markdown table with one row per option: the first cell a label (``A``, ``(A)``,
      ``Option A``) and a column in which every row reads as a mark, positive (✓ ✔ ✅, *yes*,
      *true*, *correct*, *supported*, ...) or negative (✗ ✘ ❌, *no*, *not ...*, *false*,
@@ -102,7 +103,7 @@ _CONFIDENCE_TAG = re.compile(
 )
 # an answer statement's label: "Answer:", "Final answer:", "Correct options:", "Selected:"
 _ANSWER_LINE = re.compile(
-    r"(?<![\w-])(?:answers?|selections?|selected(?:[ \t]+(?:options?|labels?|statements?|"
+    r"(?<![\w-])(?:answers?|final|selections?|selected(?:[ \t]+(?:options?|labels?|statements?|"
     r"answers?|choices?))?|(?:correct|chosen|supported|true|right)[ \t]+(?:options?|answers?|"
     r"statements?|choices?|labels?))[ \t]*(?:\*+[ \t]*)?[:：][ \t]*(?P<rest>[^\n]*)",
     re.IGNORECASE,
@@ -139,7 +140,8 @@ _CONFIDENCE = re.compile(
     r"\bconfidence(?:[ \t]+(?:level|score|estimate|rating))?[ \t]*(?:\*+[ \t]*)?"
     rf"(?:[:=：][ \t]*(?:\*+[ \t]*)?(?:(?:{_QUALIFIER}[ \t]+){{0,2}}{_QUALIFIER}[ \t]*"
     r"(?:[(,;:—–-][ \t]*)?)?|(?:is|of|at|would[ \t]+be|≈|~|≃)[ \t]*|(?<=[ \t]))"
-    rf"{_APPROX}(?:\*+[ \t]*)?{_VALUE}[ \t]*(?:(?P<pct>%)|/[ \t]*(?P<den>\d+(?:\.\d+)?)(?![\d.]))?",
+    rf"{_APPROX}(?:\*+[ \t]*)?{_VALUE}[ \t]*"
+    r"(?:(?P<pct>%)|/[ \t]*(?P<den>\d+(?:\.\d+)?)(?!\d|\.\d))?",  # "8/10." ends a sentence
     re.IGNORECASE,
 )
 # "with about 75% confidence", "I am 80% confident" (not "a 95% confidence interval")
@@ -206,8 +208,8 @@ _AFTER_END = re.compile(rf"\s*(?:$|[.,;:!?)\n]|{_BECAUSE})")
 # "I think A and C are correct", "B is the right answer", "A and C are supported"
 # (not after a negation)
 _AFTER_PREDICATE = re.compile(
-    r"\s+(?:is|are)\s+(?:both\s+|all\s+)?(?:the\s+)?(?:ones?\s+(?:that\s+are\s+)?)?"
-    r"(?:correct|right|true|supported|consistent|accurate|valid)\b",
+    r"\s+(?:(?:is|are)\s+(?:both\s+|all\s+)?(?:the\s+)?(?:ones?\s+(?:that\s+are\s+)?)?"
+    r"(?:correct|right|true|supported|consistent|accurate|valid)|(?:all\s+)?holds?(?:\s+true)?)\b",
     re.IGNORECASE,
 )
 # words that take back what was said before ("A is correct. Actually, B is correct.")
@@ -419,7 +421,7 @@ def option_of(piece: str, named: dict[str, str]) -> str | None:
     scores.sort(reverse=True)
     best, label = scores[0]
     runner_up = scores[1][0] if len(scores) > 1 else 0.0
-    return label if best >= 0.5 and best - runner_up >= 0.2 else None
+    return label if best >= 0.5 and best - runner_up >= 0.2 - 1e-9 else None  # 1.0 - 0.8
 
 
 def options_by_text(statement: str, named: dict[str, str]) -> tuple[str, ...] | None:
