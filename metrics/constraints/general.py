@@ -122,6 +122,8 @@ _GLUED_SYMBOL_RE = re.compile(r"(?:\\(?!times|cdot|quad|text|mathrm)[A-Za-z]|[A-
 _SMALL_FRACTION_RE = re.compile(
     r"\\[dt]?frac\{[1-9]\}\{[1-9][0-9]?\}|(?<![0-9.])[1-9][ \t]*/[ \t]*[1-9][0-9]?(?![0-9.])"
 )
+_UNIT_AFTER_RE = re.compile(r"[ \t]*(?:\\[ ,;]|~)?[ \t]*(?:[A-Za-zµμ°%Ω]|\\(?:text|mathrm|mu))")
+_SYMBOL_OVER_RE = re.compile(r"(?:[A-Za-zα-ωΑ-Ω₀-₉²³]|[)\]}])[ \t]*/[ \t]*\Z")
 _YEAR_CONTEXT_RE = re.compile(r"(?:\(|\bin[ \t]|\bsince[ \t]|\bal\.?,?[ \t]|[A-Z][a-z]+,?[ \t])$")
 _FACTOR_BEFORE_RE = re.compile(
     r"\bfactor[ \t]+of[ \t]+(?:about[ \t]+|roughly[ \t]+|~[ \t]*)?$", re.I
@@ -190,6 +192,12 @@ def _never_in_scope(text: str, x: Number) -> bool:
         return True  # a power of ten whose exponent a closing \text brace parts from it
     if _GLUED_SYMBOL_RE.match(text, x.end) or _coefficient(text, x):
         return True
+    if (
+        len(x.mantissa) <= 2
+        and _SYMBOL_OVER_RE.search(text[max(0, x.start - 8) : x.start])
+        and not _UNIT_AFTER_RE.match(text, x.end)  # "10 m / 5 s": a measured 5
+    ):
+        return True  # "π d₀² / 4", "(10.0 mm)² / 4": a formula's constant denominator
     window = text[max(0, x.start - 10) : x.end + 6]
     for m in _SMALL_FRACTION_RE.finditer(window):
         if m.start() <= x.start - max(0, x.start - 10) < m.end():
