@@ -29,7 +29,7 @@ from typing import Any
 from lm_eval.api.task import ConfigurableTask
 from PIL import Image
 
-from sci_tasks import benchmarks
+from sci_tasks import registry
 from sci_tasks.images import fit
 from sci_tasks.metrics.judge.prefetch import JudgeBatches, JudgePrefetch
 from sci_tasks.run_settings import RunSettings
@@ -48,7 +48,8 @@ def setting_metrics(scorer: Any, settings: RunSettings) -> dict[str, Any]:
     correctness and constraints, SciGen-Verify's verification, SciGen-Rubric's rubric)."""
     import sys
 
-    from sci_tasks.metrics import cascade, scimif
+    from sci_tasks.benchmarks.scimif import metrics as scimif
+    from sci_tasks.metrics import cascade
 
     cascades = cascade.policies(settings.options)  # a bad policy: an error now
     module = sys.modules.get(getattr(scorer, "__module__", ""))
@@ -103,13 +104,13 @@ class SciTask(ConfigurableTask):
         ]
         if not steps:
             return None
-        benchmark = benchmarks.of_task(self.config.task or "")
+        benchmark = registry.of_task(self.config.task or "")
         if benchmark is None or not benchmark.judge_work:
             raise ValueError(
                 f"task {self.config.task}: JudgePrefetch in its filter_list, but "
                 f"{'its benchmark declares no judge_work' if benchmark else 'no benchmark owns it'}"
             )
-        batches = JudgeBatches(benchmarks.hook(benchmark.judge_work), self.settings)
+        batches = JudgeBatches(registry.hook(benchmark.judge_work), self.settings)
         for ensemble, i in steps:
             step = ensemble.filters[i]
             ensemble.filters[i] = partial(step.func, *step.args, **step.keywords, batches=batches)
