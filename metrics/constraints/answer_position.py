@@ -137,7 +137,9 @@ def _is_title(unit: Span) -> bool:
     s = unit.text.strip()
     return (
         s.startswith("#")
-        or s.endswith(":")
+        # "Answer:", "Here is my answer:" head what follows; a lead-in sentence that ends in
+        # a colon ("Since ... the best choice is:") is content before the answer (rule 12)
+        or (s.endswith(":") and len(s.split()) <= 6)
         or (s.startswith("**") and s.endswith("**") and s.count("**") == 2)
     )
 
@@ -217,7 +219,11 @@ def response_structure(inp: CheckInput) -> Verdict:
         # speed" -> "The speed is 7.7 m/s.") is the answer statement an evaluator sees.
         occurrences, stated = _statements_of_asked(response, inp.question or "")
     if not occurrences and position == "beginning":
-        block = _opening_structured_block(response) or _opening_statement(response)
+        block = (
+            _opening_structured_block(response)
+            or _opening_statement(response)
+            or _answer_first(response, _units(response))
+        )
         if block:
             return Verdict.passed(f"final answer at the beginning: the reply opens with {block}")
         # ... and so is an opening that names one of the question's options or bolds its
@@ -259,6 +265,10 @@ def response_structure(inp: CheckInput) -> Verdict:
             return 0 < i < last
 
     hits = [i for i, (_, end) in zip(indices, occurrences, strict=True) if check(i, end)]
+    if not hits and position == "beginning":
+        opening = _answer_first(response, units)
+        if opening:
+            return Verdict.passed(f"final answer at the beginning: the reply opens with {opening}")
     if not hits and position == "end":
         # A final answer of several lines (a list, a table, a fenced block) under its
         # marker is at the end when nothing but closing punctuation follows it.
@@ -366,6 +376,32 @@ def _opening_statement(response: str) -> str:
     if not units or not _OPENING_STATEMENT_RE.match(units[0].text):
         return ""
     return f"a statement of the answer ({clip(units[0].text.strip(), 40)!r})"
+
+
+_BARE_MARKUP_RE = re.compile(r"[*_`$]|\\(?:boxed|textbf|text|mathrm)\{|[{}]")
+
+
+def _bare(text: str) -> str:
+    """``text`` without emphasis, boxes and closing punctuation, lower-cased."""
+    return " ".join(_BARE_MARKUP_RE.sub("", text).split()).strip(" .!").lower()
+
+
+def _answer_first(response: str, units: list[Span]) -> str:
+    """The reply's first line (or the line after a title) when it is the answer: a bare Yes or
+    No, or the final answer the reply states again at its end ("**EDS**" ... "Final answer:
+    \\boxed{EDS}"). "" otherwise."""
+    final = final_answer(response)
+    answer = _bare(final.text) if final is not None else ""
+    # a bold first line is a title or the answer itself: both readings are tried
+    firsts = units[:2] if len(units) > 1 and _is_title(units[0]) else units[:1]
+    for unit in firsts:
+        first = _bare(unit.text)
+        if first in ("yes", "no"):
+            return f"a bare {first.capitalize()!r}"
+        said = re.search(rf"(?<!\w){re.escape(answer)}(?!\w)", first) if answer else None
+        if said and final is not None and final.start > unit.end:
+            return f"the answer it states again at the end ({clip(answer, 40)!r})"
+    return ""
 
 
 def _standalone_last_line(response: str) -> str:

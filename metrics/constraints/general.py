@@ -2,7 +2,7 @@
 
 ``general_number_response`` is judge-scored (``judged.py``; without an LLM judge the
 registry reports it unscored). Every other ``general_*`` constraint except the structured
-formats (``formats.py``), the wrappers (``wrappers.py``) and the answer position
+formats (``formats.py``, ``markup.py``), the wrappers (``wrappers.py``) and the answer position
 (``answer_position.py``) has one checker below. Each reads the requirement from
 ``parameters`` first, then from the question; when it cannot be read from either, the
 verdict is unscored with the reason, never a guess. Shared parsing lives in ``text.py``
@@ -43,8 +43,8 @@ Decision rules, one per constraint:
 * judge: pass iff the text in scope (default: whole response) stripped is "yes" or "no",
   any case, with at most one trailing period.
 
-The structured formats are in ``formats.py``, ``general_wrap_up`` in ``wrappers.py``,
-``general_response_structure`` in ``answer_position.py``.
+The structured formats are in ``formats.py`` and ``markup.py``, ``general_wrap_up`` in
+``wrappers.py``, ``general_response_structure`` in ``answer_position.py``.
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ from sci_tasks.metrics.constraints.number_grammar import Number, find_numbers, p
 from sci_tasks.metrics.constraints.options import (
     CHOICE_KEY,
     chosen_options,
+    flat_notation,
     read_options,
     same_molecule,
 )
@@ -107,6 +108,7 @@ _GIVEN_ASIDE_RE = re.compile(
 # 2\sin), a fraction of small integers inside a formula (1/2, \frac{1}{2}), a year
 # ("Monteith (1965)", "in 2019"), and a count ("3 steps", "6 carbon atoms").
 _POWER_BASE_RE = re.compile(r"[ \t]*(?:\^|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻])")
+_SPLIT_POWER_RE = re.compile(r"\}[ \t]*\^")  # "\text{(in the 10}^{-6}\text{ dilution)}"
 _GLUED_SYMBOL_RE = re.compile(r"(?:\\(?!times|cdot|quad|text|mathrm)[A-Za-z]|[A-Za-zα-ωΑ-Ω])")
 _SMALL_FRACTION_RE = re.compile(
     r"\\[dt]?frac\{[1-9]\}\{[1-9][0-9]?\}|(?<![0-9.])[1-9][ \t]*/[ \t]*[1-9][0-9]?(?![0-9.])"
@@ -129,11 +131,12 @@ _COUNT_WORDS_RE = re.compile(
 )
 
 
-# a coefficient: "2(380.00)", "2 \times n", "2\,HCl", "2 H2O" (a chemical formula: two
-# capitals or a capital and a digit, and no unit), a ratio "1:2", "p^2 + 2pq + q^2 = 1" (a
-# side of an identity)
+# a coefficient: "2(380.00)", "2 (3.10 \times 10^{1})" (one digit), "2 \times n", "2\,HCl",
+# "2 H2O" (a chemical formula: two capitals or a capital and a digit, and no unit), a ratio
+# "1:2", "p^2 + 2pq + q^2 = 1" (a side of an identity)
 _COEFFICIENT_RE = re.compile(
-    r"\(|[ \t]*(?:\\times|\\cdot|[×·*])[ \t]*[A-Za-zα-ωΑ-Ω(]"
+    r"\(|(?<=[^0-9.][0-9])[ \t]+\((?=[ \t]*[0-9.\\])"
+    r"|[ \t]*(?:\\times|\\cdot|[×·*])[ \t]*[A-Za-zα-ωΑ-Ω(]"
     r"|(?:\\[,;: ]|~|[ \t])*(?P<formula>[A-Z][A-Za-z0-9]*)"
 )
 _RATIO_RE = re.compile(r"(?<![0-9.])[0-9]{1,2}[ \t]*:[ \t]*[0-9]{1,2}(?![0-9.])")
@@ -151,6 +154,8 @@ def _coefficient(text: str, x: Number) -> bool:
         sum(c.isupper() for c in m["formula"]) >= 2 or re.search(r"[A-Z][a-z]?\d", m["formula"])
     ):
         return not parse_unit(m["formula"])
+    if len(x.text) > 3:  # an identity's constant is small ("= 1"); "= 25{,}000{,}000" is a value
+        return False
     # LaTeX command names (\times, \frac) are no letters of a side
     before = _LATEX_COMMAND_RE.sub(" ", text[max(0, x.start - 60) : x.start])
     side = _IDENTITY_SIDE_RE.search(before)
@@ -164,6 +169,8 @@ def _never_in_scope(text: str, x: Number) -> bool:
         return False
     if _POWER_BASE_RE.match(text, x.end) and x.mantissa != "10":
         return True
+    if x.mantissa == "10" and _SPLIT_POWER_RE.match(text, x.end):
+        return True  # a power of ten whose exponent a closing \text brace parts from it
     if _GLUED_SYMBOL_RE.match(text, x.end) or _coefficient(text, x):
         return True
     window = text[max(0, x.start - 10) : x.end + 6]
@@ -362,6 +369,8 @@ def choose_from(inp: CheckInput) -> Verdict:
     if not named and opening is not None:  # the question put the choice on the first line
         text, where = opening, "the first line (where the question puts the answer)"
         named, how = chosen_options(options, text)
+    if not named and flat_notation(text) != text:  # "\text{Na}_2\text{CO}_3" names Na2CO3
+        named, how = chosen_options(options, flat_notation(text))
     if not named:
         named, how = same_molecule(options, text), " (the same molecule, written differently)"
     if len(named) == 1:
@@ -388,10 +397,21 @@ _EMPHASIS_RE = re.compile(r"[*_`{}$]|\\(?:boxed|textbf|text)(?=\{)")
 def judge(inp: CheckInput) -> Verdict:
     text, where = scoped_text(inp.response, input_scope(inp, _JUDGE_KEY))
     answer = text.strip()
-    # Emphasis or a box around the word is markup, not another word: "**Yes**" is Yes.
-    if _YES_NO_RE.fullmatch(_EMPHASIS_RE.sub("", answer).strip()):
+    if _yes_or_no(answer):
         return Verdict.passed(f"{where} is exactly {answer!r}")
+    # "Place your answer at the very beginning": the first line is the answer, and what
+    # follows it is the explanation the question leaves room for (docs/labelling.md rule 14).
+    opening = opening_answer(inp.response, clean_parameters(inp.parameters), inp.question or "")
+    if opening is not None and _yes_or_no(opening):
+        return Verdict.passed(
+            f"the first line (where the question puts the answer) is exactly {opening.strip()!r}"
+        )
     return Verdict.failed(f"{where} is not just Yes or No: {clip(answer)!r}")
+
+
+def _yes_or_no(answer: str) -> bool:
+    # Emphasis or a box around the word is markup, not another word: "**Yes**" is Yes.
+    return bool(_YES_NO_RE.fullmatch(_EMPHASIS_RE.sub("", answer).strip()))
 
 
 register_judged(NUMBER_RESPONSE, "general_number_response")

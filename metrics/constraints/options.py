@@ -290,6 +290,19 @@ def named_options(options: list[Option], text: str) -> list[Option]:
     return [options[i] for i in sorted(named)]
 
 
+_LATEX_TEXT_RE = re.compile(r"\\(?:text|mathrm|textrm|textbf|ce)[ \t]*\{([^{}\n]{0,200})\}")
+_SCRIPT_RE = re.compile(r"[_^]\{([^{}\n]{0,20})\}|[_^]([0-9A-Za-z+\-])")
+_UNICODE_SCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "01234567890123456789+-")
+
+
+def flat_notation(text: str) -> str:
+    """Chemical notation as plain letters: ``\\text{Na}_2\\text{CO}_3`` and ``Na₂CO₃`` are
+    ``Na2CO3`` (how an option list writes it); other text is unchanged."""
+    flat = _LATEX_TEXT_RE.sub(r"\1", text)
+    flat = _SCRIPT_RE.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), flat)
+    return flat.translate(_UNICODE_SCRIPTS).replace("$", "")
+
+
 def chosen_options(options: list[Option], text: str) -> tuple[list[Option], str]:
     """The options ``text`` chooses, and how: when it names several, the ones it turns down
     ("basalt, not granite", "neither a metal nor an insulator") are no second choice, so a

@@ -10,7 +10,7 @@ import math
 import re
 from collections.abc import Iterator
 
-from sci_tasks.metrics.constraints.answers import code_blocks, final_answer
+from sci_tasks.metrics.constraints.answers import balanced_braces, code_blocks, final_answer
 from sci_tasks.metrics.constraints.number_grammar import number_value
 from sci_tasks.metrics.constraints.quantities import (
     Quantity,
@@ -70,6 +70,42 @@ def _unit_column_rows(text: str) -> str:
         values = [c for i, c in enumerate(cells) if i != unit_at and _DIGIT_RE.search(c)]
         out += [f"{v} {cells[unit_at]}" for v in values]
     return "\n".join(out)
+
+
+# A heading or a label line that opens the answer section: "### Final Answer", "## Result",
+# "**Summary:**", "Final answers:"
+_ANSWER_HEADING_RE = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]+|\*\*)?[^\n]{0,30}?\b(?:final[ \t]+answers?|answers?|results?|"
+    r"summary|conclusions?)\b[ \t]*[:：]?[ \t]*(?:\*\*)?[ \t]*[:：]?[ \t]*$",
+    re.I | re.M,
+)
+
+
+def answer_section(response: str) -> str:
+    """The reply's closing answer section: from its last answer heading ("### Final Answer",
+    "## Result") to the end, where an answer of several quantities sits (a list, a table,
+    a box per quantity); "" without such a heading."""
+    last = None
+    for last in _ANSWER_HEADING_RE.finditer(response):  # noqa: B007 - the last heading
+        pass
+    return _unboxed(response[last.end() :]) if last is not None else ""
+
+
+_BOX_RE = re.compile(r"\\(?:boxed|fbox)[ \t]*(?=\{)")
+
+
+def _unboxed(text: str) -> str:
+    """``text`` with each ``\\boxed{...}`` replaced by what it holds (a box per quantity)."""
+    out, pos = [], 0
+    for m in _BOX_RE.finditer(text):
+        if m.start() < pos:
+            continue
+        close = balanced_braces(text, m.end())
+        if close is None:
+            break
+        out += [text[pos : m.start()], " ", text[m.end() + 1 : close], " "]
+        pos = close + 1
+    return "".join(out) + text[pos:]
 
 
 def _answer_region(response: str, units: tuple[Unit, ...]) -> tuple[str, str] | None:

@@ -52,6 +52,7 @@ from sci_tasks.metrics.constraints.text import (
 )
 from sci_tasks.metrics.constraints.unit_answer import (
     answer_region,
+    answer_section,
     bare_in_structured_answer,
     named_units,
     places_stating_the_unit,
@@ -86,6 +87,11 @@ def check_units(inp: CheckInput) -> Verdict:
     verdict = _check_units(inp, req, whole)
     if verdict.score != 0.0 or whole:
         return verdict
+    # an answer of several quantities: the one asked in this unit may be another line of
+    # the answer section than the last ("- Concentration: 1.6e9 CFU/mL / - Total: 4.0e11 CFU")
+    section = _in_answer_section(inp.response, req)
+    if section is not None:
+        return Verdict.passed(f"{section}; {verdict.reason}")
     # the final answer's own line lacks the unit: the reply may state it for the same value
     region = answer_region(inp.response, req.units)
     if region is None or req.si or req.dimensionless:
@@ -128,6 +134,25 @@ def check_units(inp: CheckInput) -> Verdict:
                 f"(from the {req.source}); {verdict.reason}"
             )
     return verdict
+
+
+def _in_answer_section(response: str, req: Requirement) -> str | None:
+    """What the answer section states in the required units, when it gives each of them and
+    no quantity of a required kind in another unit; None otherwise."""
+    if req.si or req.dimensionless or req.family:
+        return None
+    section = clean_unit_text(answer_section(response))
+    if not section:
+        return None
+    try:
+        found = quantities(section)
+    except TooManyNumbers:
+        return None
+    hits = [next((q for q in found if carries(q.units, [u])), None) for u in req.units]
+    if any(h is None for h in hits) or _other_unit_of_required_kind(section, found, req):
+        return None
+    shown = ", ".join(show_quantity(h) for h in hits if h is not None)
+    return f"the answer section gives {shown} in {req.show()} (from the {req.source})"
 
 
 def _each_unit_in_reply(response: str, req: Requirement, verdict: Verdict) -> Verdict:
