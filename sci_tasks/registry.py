@@ -115,8 +115,6 @@ class Benchmark:
     task_metrics: Mapping[str, tuple[MetricSpec, ...]] = field(default_factory=dict)
     # "module:function" (logged ``record`` detail) -> list[Check]: its rendering in sci-view
     checks: str = ""
-    # "module:function" (doc, response, settings) -> judge work units (what prefetch sends)
-    judge_work: str = ""
     # the judge roles its scoring asks (``judges.<role>`` settings, usage per role); a role
     # not given is answered by the ``constraints`` judge
     judge_roles: tuple[str, ...] = ()
@@ -202,7 +200,6 @@ def _bind(declared: Benchmark, module: str) -> Benchmark:
         report=ref(declared.report),
         leaderboard=ref(declared.leaderboard),
         checks=ref(declared.checks),
-        judge_work=ref(declared.judge_work),
         metrics=tuple(spec(m) for m in declared.metrics),
         task_metrics={k: tuple(spec(m) for m in v) for k, v in declared.task_metrics.items()},
     )
@@ -210,13 +207,13 @@ def _bind(declared: Benchmark, module: str) -> Benchmark:
 
 def _hooks(b: Benchmark) -> list[tuple[str, str, str]]:
     """(what, module, name) of every hook ``b`` declares: its report, leaderboard section,
-    sci-view checks, judge work, per-sample parts and aggregations of our own."""
+    sci-view checks, per-sample parts and aggregations of our own."""
     found = [("report", b.report, "write_report")]
     if b.leaderboard:
         module, _, cls = b.leaderboard.partition(":")
         found.append(("leaderboard", module, cls or "Section"))
-    found += [(what, *ref.partition(":")[::2]) for what, ref in
-              (("checks", b.checks), ("judge_work", b.judge_work)) if ref]  # fmt: skip
+    if b.checks:
+        found.append(("checks", *b.checks.partition(":")[::2]))
     for specs in (b.metrics, *b.task_metrics.values()):
         for m in specs:
             if m.parts and m.parts != "mean":

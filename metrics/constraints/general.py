@@ -54,6 +54,8 @@ import re
 from sci_tasks.metrics.constraints.answer_position import opening_answer
 from sci_tasks.metrics.constraints.answers import (
     code_blocks,
+    final_answer,
+    last_content_line,
     scoped_text,
 )
 from sci_tasks.metrics.constraints.base import (
@@ -131,6 +133,9 @@ _COUNT_WORDS_RE = re.compile(
 )
 
 
+_PLURAL_NOUN_RE = re.compile(r"[ \t]+([a-z]{3,}s)\b(?![ \t]*(?:per|/)\b)")
+
+
 # a coefficient: "2(380.00)", "2 (3.10 \times 10^{1})" (one digit), "2 \times n", "2\,HCl",
 # "2 H2O" (a chemical formula: two capitals or a capital and a digit, and no unit), a ratio
 # "1:2", "p^2 + 2pq + q^2 = 1" (a side of an identity)
@@ -154,7 +159,7 @@ def _coefficient(text: str, x: Number) -> bool:
         sum(c.isupper() for c in m["formula"]) >= 2 or re.search(r"[A-Z][a-z]?\d", m["formula"])
     ):
         return not parse_unit(m["formula"])
-    if len(x.text) > 3:  # an identity's constant is small ("= 1"); "= 25{,}000{,}000" is a value
+    if len(x.text) > 1:  # an identity's constant is one digit ("= 1"); "= 750" is a value
         return False
     # LaTeX command names (\times, \frac) are no letters of a side
     before = _LATEX_COMMAND_RE.sub(" ", text[max(0, x.start - 60) : x.start])
@@ -186,12 +191,18 @@ def _never_in_scope(text: str, x: Number) -> bool:
         or _TIMES_AFTER_RE.match(text, x.end)
     ):
         return True  # "× 100" to a percentage, "/ 1000" to kilometres: an exact factor
-    return bool(_COUNT_WORDS_RE.match(text, x.end))
+    if _COUNT_WORDS_RE.match(text, x.end):
+        return True
+    # "a deviation of 10 plants", "400 cells": a whole number of things (a plural noun
+    # that is no unit) is a count
+    noun = _PLURAL_NOUN_RE.match(text, x.end)
+    return bool(noun and "." not in x.text and not parse_unit(noun[1]))
 
 
 def _written(x: Number) -> str:
-    """A number as written, spacing and LaTeX's thousands separator aside."""
-    return x.text.replace(" ", "").replace("{,}", ",")
+    """A number as written, spacing, LaTeX's thousands separator and a plus sign aside
+    ("+23.44°" in the question is the reply's "23.44°")."""
+    return x.text.replace(" ", "").replace("{,}", ",").lstrip("+")
 
 
 def _answer_numbers(text: str, scope: str, question: str = "") -> list[Number]:
@@ -251,6 +262,46 @@ def decimal_annotation(inp: CheckInput) -> Verdict:
     )
 
 
+_EXPONENT_RE = re.compile(
+    r"(?:10[ \t]*\^[ \t]*\{?[ \t]*|[eE])([-+−]?[0-9]+)|10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)"
+)
+_SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺−", "0123456789-+-")
+
+
+def _value(x: Number) -> float | None:
+    """The number's value (a power-of-ten exponent applied), or None when unread."""
+    try:
+        value = float(x.mantissa)
+        if x.scientific:
+            m = _EXPONENT_RE.search(x.text, len(x.text) - len(x.text.lstrip()))
+            if m is None:
+                return None
+            value *= 10.0 ** int((m[1] or m[2]).translate(_SUPERSCRIPT_DIGITS))
+    except (ValueError, OverflowError):
+        return None
+    return value
+
+
+def _also_scientific(x: Number, answer: list[Number]) -> bool:
+    """``x`` (plain, in the working) has the value of a number the answer statement writes
+    in scientific notation, equal to the precision ``x`` is written with (docs/labelling.md
+    rule 3: the reported value "≈ 0.949 km³" in a step, "9.49e-1" in the answer's CSV)."""
+    value = _value(x)
+    if not value:
+        return False
+    for other in answer:
+        if other.scientific and (known := _value(other)) is not None:
+            if abs(known - value) <= 0.5 * 10.0**-x.decimals + 1e-12 * abs(value):
+                return True
+    return False
+
+
+# "1 km³ = 1 × 10⁹ m³": the 1 of a unit conversion is an exact constant, no reported value
+_CONVERSION_ONE_RE = re.compile(
+    r"[ \t]*(?:\\[ ,;]|~)?[ \t]*[^\s=0-9][^=\n]{0,24}?=[ \t]*[^\n]{0,12}?10"
+)
+
+
 @register("general_scientific_annotation")
 def scientific_annotation(inp: CheckInput) -> Verdict:
     scope = input_scope(inp, _SCIENTIFIC_KEY, default="final")
@@ -258,13 +309,21 @@ def scientific_annotation(inp: CheckInput) -> Verdict:
     numbers = _answer_numbers(text, scope, inp.question or "")
     if not numbers:
         return Verdict.failed(f"no number found in {where}")
-    plain = [x.text for x in numbers if not x.scientific]
+    statement = final_answer(text) if scope == "whole" else None  # a marked answer only
+    answer = [x for x in numbers if statement and statement.start <= x.start < statement.end]
+    plain = [
+        x.text
+        for x in numbers
+        if not x.scientific
+        and not (x.mantissa == "1" and _CONVERSION_ONE_RE.match(text, x.end))
+        and not (x not in answer and _also_scientific(x, answer))
+    ]
     if plain:
         return Verdict.failed(
             f"{len(plain)} of {plural(len(numbers), 'number')} in {where} not in scientific "
             f"notation: {show_items(plain)}"
         )
-    off = [x.text for x in numbers if not x.normalized]
+    off = [x.text for x in numbers if x.scientific and not x.normalized]
     if off:
         return Verdict.failed(f"mantissa outside [1, 10) in {where}: {show_items(off)}")
     return Verdict.passed(
@@ -278,6 +337,7 @@ _UPPER_KEY = re.compile(r"upper[ \t-]*case|capital|\bcaps\b|block[ \t]+letters",
 _LOWER_KEY = re.compile(r"lower[ \t-]*case|small[ \t]+letters|no[ \t]+capital", re.I)
 _LATEX_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
 _LATEX_ENVIRONMENT_RE = re.compile(r"\\(?:begin|end|BEGIN|END)[ \t]*\{[A-Za-z*]{1,20}\}")
+_XML_PROLOG_RE = re.compile(r"<\?[^<>\n]{0,200}\?>|<![A-Za-z][^<>\n]{0,200}>")
 _FENCE_INFO_RE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*", re.M)
 
 
@@ -322,6 +382,8 @@ def _letter_case(inp: CheckInput, upper: bool) -> Verdict:
         text = _LATEX_COMMAND_RE.sub(" ", _LATEX_ENVIRONMENT_RE.sub(" ", read_latex(text)))
     if "```" in text or "~~~" in text:  # so is a code fence's language tag
         text = _FENCE_INFO_RE.sub(" ", text)
+    if "<?" in text or "<!" in text:  # an XML declaration or DOCTYPE is markup too
+        text = _XML_PROLOG_RE.sub(" ", text)
     wanted = "uppercase" if upper else "lowercase"
     wrong_case = str.islower if upper else str.isupper
     # counted with map() in C: a Python loop over every character is the slow part
@@ -393,9 +455,22 @@ _YES_NO_RE = re.compile(r"(yes|no)\.?", re.I)
 _EMPHASIS_RE = re.compile(r"[*_`{}$]|\\(?:boxed|textbf|text)(?=\{)")
 
 
+# "the last line of your response must contain only Yes or No", "end your response with a
+# final line containing only the word Yes or No": the answer is that line, the explanation
+# above it is asked for
+_LAST_LINE_RE = re.compile(
+    r"\b(?:last|final|closing)[ \t]+line\b|\bend[ \t]+(?:your[ \t]+(?:response|answer|reply)"
+    r"[ \t]+)?with[ \t]+(?:a|one)[ \t]+(?:final[ \t]+|separate[ \t]+)?line\b",
+    re.I,
+)
+
+
 @register("general_judge")
 def judge(inp: CheckInput) -> Verdict:
     text, where = scoped_text(inp.response, input_scope(inp, _JUDGE_KEY))
+    said = [clean_parameters(inp.parameters), *sentences_matching(inp.question or "", _JUDGE_KEY)]
+    if any(_LAST_LINE_RE.search(s) for s in said) and (line := last_content_line(inp.response)):
+        text, where = line.text, "the last line (where the question puts the answer)"
     answer = text.strip()
     if _yes_or_no(answer):
         return Verdict.passed(f"{where} is exactly {answer!r}")

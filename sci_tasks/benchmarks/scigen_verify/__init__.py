@@ -2,8 +2,8 @@
 the benchmark's declaration.
 
 Its package holds everything of it: ``loader`` (a folder or hub copy of JSONL records; the
-rubric records in its ``rubric/`` subfolder), ``hooks`` (lm-eval's prompt, image, target and
-judge-work hooks), ``parse`` (reading a verifier's reply), ``metrics`` (Acc_a, Acc_e, Acc_i),
+rubric records in its ``rubric/`` subfolder), ``hooks`` (lm-eval's prompt, image and target
+hooks), ``parse`` (reading a verifier's reply), ``metrics`` (Acc_a, Acc_e, Acc_i),
 ``rubric`` (SciGen-Rubric's scoring), ``report`` (sci-report), ``view`` (sci-view's checks),
 ``tasks/`` (the lm-eval YAMLs) and ``samples/`` (the bundled samples). The hooks below name
 its modules relative to this package; the registry (``sci_tasks.benchmarks``) checks each
@@ -40,7 +40,6 @@ BENCHMARK = Benchmark(
     title="SciGen-Verify",
     splits=tuple(f"scigen_verify_{c}" for c in CATEGORIES),
     report=".report",
-    judge_work=".hooks:judge_work",
     # explanation and edit judgements; SciGen-Rubric's match matrix (metrics.judge.usage)
     judge_roles=("verification", "rubric"),
     metrics=(

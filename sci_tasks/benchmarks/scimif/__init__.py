@@ -1,7 +1,7 @@
 """SciMIF (scientific multimodal instruction following): the benchmark's declaration.
 
 Its package holds everything of it: ``loader`` (the two published layouts -> records),
-``hooks`` (lm-eval's prompt, image and judge-work hooks), ``metrics`` (scoring: constraint
+``hooks`` (lm-eval's prompt and image hooks), ``metrics`` (scoring: constraint
 verdicts and correctness), ``report`` (sci-report), ``view`` (sci-view's checks),
 ``leaderboard`` (its sci-leaderboard section), ``tasks/`` (the lm-eval YAMLs) and
 ``samples/`` (the bundled samples). The hooks below name its modules relative to this
@@ -36,7 +36,6 @@ BENCHMARK = Benchmark(
     splits=tuple(f"scimif_{short}" for short in SHORT.values()),
     report=".report",
     leaderboard=".leaderboard",
-    judge_work=".hooks:judge_work",
     judge_roles=("constraints", "correctness"),
     metrics=(
         MetricSpec(
