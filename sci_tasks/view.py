@@ -33,11 +33,11 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from sci_tasks import benchmarks, stats
-from sci_tasks.benchmarks import Check
+from sci_tasks import registry, stats
 from sci_tasks.data.jsonl import DETAIL
 from sci_tasks.data.locate import DataError
 from sci_tasks.outputs import OUTPUT_FOLDERS, json_text, metric_keys, read_jsonl
+from sci_tasks.registry import Check
 from sci_tasks.report import newest_samples
 
 OUT_NAME = "sci-view.html"
@@ -47,8 +47,8 @@ THUMB = 256  # pixels, longest side of an embedded image (shown at most 220 px w
 
 def headlines() -> dict[str, tuple[str, ...]]:
     """Headline metrics of a task's summary by task-name prefix (lm-eval names, filter
-    "none"), as each benchmark declares them (``sci_tasks.benchmarks``)."""
-    return {p: m for b in benchmarks.all_benchmarks() for p, m in b.headlines.items()}
+    "none"), as each benchmark declares them (``sci_tasks.registry``)."""
+    return {p: m for b in registry.all_benchmarks() for p, m in b.headlines.items()}
 
 
 @dataclass
@@ -233,7 +233,7 @@ GIVEN_CHECKS = "page_checks"  # a record's own checks (Check fields), not its be
 
 @functools.cache
 def _checks_hook(ref: str) -> Callable[[Mapping[str, Any]], list[Check]]:
-    hooked: Callable[[Mapping[str, Any]], list[Check]] = benchmarks.hook(ref)
+    hooked: Callable[[Mapping[str, Any]], list[Check]] = registry.hook(ref)
     return hooked
 
 
@@ -245,7 +245,7 @@ def checks_of(task: str, record: Mapping[str, Any]) -> list[dict[str, Any]]:
     if isinstance(given, list):
         return [page_check(Check(**c)) for c in given]
     detail = record.get(DETAIL)  # the per-sample record its scorer logs
-    benchmark = benchmarks.of_task(task)
+    benchmark = registry.of_task(task)
     if not isinstance(detail, dict) or benchmark is None or not benchmark.checks:
         return []
     try:
@@ -289,7 +289,7 @@ NO_JUDGE = "n/a (no judge)"
 
 
 def judge_graded() -> frozenset[str]:  # every value an LLM judge's grade (MetricSpec.judged)
-    return frozenset(m.name for b in benchmarks.all_benchmarks() for m in b.metrics if m.judged)
+    return frozenset(m.name for b in registry.all_benchmarks() for m in b.metrics if m.judged)
 
 
 def _structured(value: Any) -> bool:

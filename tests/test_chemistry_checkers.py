@@ -639,7 +639,7 @@ def test_the_sample_chemistry_records_are_checked() -> None:
         5: "('C#CC=CC=O', 6)",
         8: "smiles,carboxylic_acid_groups\nCC(O)C(=O)O,1",
     }
-    path = resources.files("sci_tasks.samples") / "scimif" / "chemistry.jsonl"
+    path = resources.files("sci_tasks.benchmarks") / "scimif" / "samples" / "chemistry.jsonl"
     seen = 0
     for line in path.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from sci_tasks.benchmarks.spm_bench.parse import (
+    ParsedAnswer,
+    label_list,
+    parse_confidence,
+    parse_response,
+)
 from sci_tasks.metrics.reply import NormaliseReply, normalise_reply
-from sci_tasks.metrics.spm_parse import ParsedAnswer, label_list, parse_confidence, parse_response
 
 ABCD = ["A", "B", "C", "D"]
 
