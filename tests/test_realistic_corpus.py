@@ -59,8 +59,8 @@ def test_the_corpus_has_the_shape_the_issue_asks_for() -> None:
     # every round keeps about a third or more held out (round four's part read at its end)
     held_out = [q for q in questions.values() if q["split"].startswith("heldout")]
     assert len(held_out) / len(questions) >= 1 / 3
-    newest = [q for q in questions.values() if q["split"] == "heldout4"]
-    assert len(newest) >= 20 and {q["discipline"] for q in newest} == {
+    newest = [q for q in questions.values() if q["split"] == "heldout5"]
+    assert len(newest) >= 15 and {q["discipline"] for q in newest} == {
         "chemistry", "geography", "biology", "material", "physics",
     }  # fmt: skip
 
@@ -80,7 +80,8 @@ def _agreement(items: list, split: str) -> tuple[float, float]:
 def test_rule_decided_verdicts_agree_with_the_labels_as_measured(items: list) -> None:
     dev_agree, dev_false_pass = _agreement(items, "dev")
     assert dev_agree >= 0.96 and dev_false_pass <= 0.02, (dev_agree, dev_false_pass)
-    for part, floor in (("dev3", 0.90), ("dev4", 0.96)):  # rounds three and four, worked on
+    # rounds three, four and five's development parts, worked on
+    for part, floor in (("dev3", 0.90), ("dev4", 0.96), ("dev5", 0.96)):
         agree, false_pass = _agreement(items, part)
         assert agree >= floor and false_pass <= 0.02, (part, agree, false_pass)
     # the spent held-out sets (each read once at the end of its round, then worked on)
@@ -89,6 +90,7 @@ def test_rule_decided_verdicts_agree_with_the_labels_as_measured(items: list) ->
         ("heldout2", 0.88),
         ("heldout3", 0.92),
         ("heldout4", 0.88),  # 88.2% when read at the end of round four
+        ("heldout5", 0.80),  # 80.9% when read at the end of round five
     ):
         agree, false_pass = _agreement(items, part)
         assert agree >= floor and false_pass <= 0.03, (part, agree, false_pass)
@@ -102,8 +104,10 @@ def test_judge_decided_constraints_are_unscored_without_a_judge(items: list) -> 
 
 def test_spm_and_scigen_replies_read_as_meant_on_the_parts_worked_on() -> None:
     script = _script()
-    for split, floor in (("dev", 0.98), ("dev4", 1.0)):
+    for split, floor in (("dev", 0.98), ("dev4", 1.0), ("dev5", 1.0)):
         n, labels_ok, _, wrong = script.spm_corpus(split)
         assert labels_ok / n >= floor, (split, wrong)
+    n, labels_ok, both_ok, wrong = script.spm_corpus(None)  # the issue's bar: 97% of all
+    assert labels_ok / n >= 0.97 and both_ok / n >= 0.97, wrong
     n, ok, wrong = script.scigen_corpus(None)
     assert ok == n, wrong
