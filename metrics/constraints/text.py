@@ -356,3 +356,8 @@ def rejected_at(text: str, start: int) -> bool:
 def without_rejected(text: str) -> str:
     """``text`` with each turned-down phrase blanked (same length, positions stay valid)."""
     return _REJECTED_PHRASE_RE.sub(lambda m: " " * len(m.group()), text)
+
+
+# markup, not prose: a LaTeX command name (\times, \BOXED), an XML declaration or DOCTYPE
+LATEX_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
+XML_PROLOG_RE = re.compile(r"<\?[^<>\n]{0,200}\?>|<![A-Za-z][^<>\n]{0,200}>")
