@@ -15,11 +15,11 @@ from typing import NamedTuple
 from sci_tasks.metrics.constraints.number_grammar import NUMBER_RE, number_parts
 from sci_tasks.metrics.constraints.unit_grammar import (
     LOOKAHEAD,
-    may_start_unit,
     parse_unit,
     read_unit,
     read_window,
 )
+from sci_tasks.metrics.constraints.unit_words import may_start_unit
 from sci_tasks.metrics.constraints.units import Unit
 
 

@@ -42,29 +42,30 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
 from fractions import Fraction
 
 from sci_tasks.metrics.constraints.escaping import read_latex
+from sci_tasks.metrics.constraints.unit_words import (
+    NOT_UNITS,
+    Factors,
+    folded_readings,
+    glued_readings,
+    is_letter,
+    may_start_unit,
+    name_reading,
+    prefix_ok,
+    singular,
+    symbol_readings,
+)
 from sci_tasks.metrics.constraints.units import (
-    FOLDED,
     NAMES,
-    NARROW_PREFIXES,
     PREFIX_WORDS,
-    PREFIXES,
-    SYMBOL_ALIASES,
-    SYMBOLS,
     Unit,
     make_unit,
 )
 
-_YEAR = "yr"  # ka, Ma, Ga (annum) are kyr, Myr, Gyr
-_U_MICRO = frozenset({"m", "g", "L", "M", "mol", "A", "V", "W", "F", "J", "N", "Pa"})
-# Pieces two glued symbols may be made of ("kWh", "Nm", "mAh", "Pas").
-_GLUE_PIECES = frozenset({"W", "h", "A", "V", "N", "m", "s", "Pa", "J", "eV"})
 # Implicit (space) products without an exponent: m / s / h after these.
 _SPACE_PRODUCT = (frozenset({"N", "W", "A", "V", "Pa", "J"}), frozenset({"m", "s", "h"}))
-_NOT_UNITS = frozenset({"in", "a", "as", "at", "am", "an", "is", "it", "on", "or", "of", "to"})
 
 # --------------------------------------------------------------------------- cleaning
 
@@ -143,102 +144,8 @@ _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+
 _SUP_CHARS = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺")
 _SIGNS = "-+–"
 _SPACE = " \t"
-_LETTER_EXTRA = frozenset("μΩÅ°")
 _MAX_ALTERNATIVES = 16
 LOOKAHEAD = 120  # characters a unit may span
-
-# A term: alternative readings, each a list of (symbol, prefix, exponent) factors.
-_Factors = tuple[tuple[str, str, Fraction], ...]
-
-
-def _is_letter(ch: str) -> bool:
-    return ch.isalpha() or ch in _LETTER_EXTRA
-
-
-def _prefix_ok(prefix: str, sym: str) -> bool:
-    info = SYMBOLS[sym]
-    if not prefix:
-        return info.bare
-    if info.prefixes is not None:
-        return prefix in info.prefixes
-    narrow = NARROW_PREFIXES.get(prefix)
-    return narrow is None or sym in narrow
-
-
-@functools.lru_cache(maxsize=65536)
-def _symbol_readings(word: str) -> tuple[_Factors, ...]:
-    """Case-sensitive readings of a letter run as a (prefixed) symbol."""
-    out: list[_Factors] = []
-    if word in SYMBOLS and _prefix_ok("", word):
-        out.append(((word, "", Fraction(1)),))
-    if word in SYMBOL_ALIASES:
-        sym, pfx, exp = SYMBOL_ALIASES[word]
-        out.append(((sym, pfx, Fraction(exp)),))
-    if out:
-        return tuple(out)
-    for prefix in PREFIXES:
-        if word.startswith(prefix) and len(word) > len(prefix):
-            rest = word[len(prefix) :]
-            if rest in SYMBOLS and _prefix_ok(prefix, rest):
-                out.append(((_YEAR if rest == "a" else rest, prefix, Fraction(1)),))
-    if word.startswith("u") and word[1:] in _U_MICRO:
-        out.append(((word[1:], "μ", Fraction(1)),))
-    return tuple(out)
-
-
-@functools.lru_cache(maxsize=65536)
-def _glued_readings(word: str) -> tuple[_Factors, ...]:
-    """Two glued symbols, each optionally prefixed: kWh, Nm, mAh (mixed-case runs only)."""
-    if word.isupper() or word.islower():
-        return ()
-    out: list[_Factors] = []
-    for cut in range(1, len(word)):
-        left = [r for r in _symbol_readings(word[:cut]) if r[0][0] in _GLUE_PIECES]
-        right = [r for r in _symbol_readings(word[cut:]) if r[0][0] in _GLUE_PIECES]
-        out.extend(a + b for a in left for b in right)
-    return tuple(out)
-
-
-@functools.lru_cache(maxsize=65536)
-def _folded_readings(word: str) -> tuple[_Factors, ...]:
-    """Case-insensitive readings of a letter run (for text whose case was forced)."""
-    low = word.lower()
-    out: list[_Factors] = []
-    for sym in FOLDED.get(low, ()):
-        out.extend(_symbol_readings(sym))
-    for prefix in PREFIXES:
-        p = prefix.lower()
-        if low.startswith(p) and len(low) > len(p):
-            for sym in FOLDED.get(low[len(p) :], ()):
-                if sym in SYMBOLS and _prefix_ok(prefix, sym):
-                    out.append(((sym, prefix, Fraction(1)),))
-    return tuple(out)
-
-
-def _singular(word: str) -> Iterable[str]:
-    yield word
-    if word.endswith("s"):
-        yield word[:-1]
-    if word.endswith("es"):
-        yield word[:-2]
-    if word.endswith("ies"):
-        yield word[:-3] + "y"
-
-
-@functools.lru_cache(maxsize=65536)
-def _name_reading(word: str) -> tuple[str, str, int] | None:
-    """A unit name, maybe plural, maybe with a prefix word: kilojoules, micrometre."""
-    low = word.lower()
-    for form in _singular(low):
-        if form in NAMES:
-            return NAMES[form]
-    for pword, prefix in PREFIX_WORDS.items():
-        if low.startswith(pword) and len(low) > len(pword):
-            for form in _singular(low[len(pword) :]):
-                found = NAMES.get(form)
-                if found and not found[1] and _prefix_ok(prefix, found[0]):
-                    return (found[0], prefix, found[2])
-    return None
 
 
 # The first words of the two-word names ("electron volt"), and the prefix words a name's
@@ -264,7 +171,7 @@ class _Reader:
 
     def _word(self, i: int) -> tuple[str, int]:
         j = i
-        while j < self.end and j - i < 24 and _is_letter(self.s[j]):
+        while j < self.end and j - i < 24 and is_letter(self.s[j]):
             j += 1
         return self.s[i:j], j
 
@@ -332,7 +239,7 @@ class _Reader:
 
     # -- terms ------------------------------------------------------------------------
 
-    def _atom(self, i: int) -> tuple[list[_Factors], int, bool] | None:
+    def _atom(self, i: int) -> tuple[list[Factors], int, bool] | None:
         """Readings of the unit atom at ``i``, where it ends, and whether it is a symbol
         (a glued exponent may follow a symbol, not a name)."""
         s, end = self.s, self.end
@@ -346,17 +253,17 @@ class _Reader:
         if ch == "°":
             j = i + 1
             k = j + 1 if j < end and s[j] == " " else j
-            if k < end and s[k] in "CF" and not (k + 1 < end and _is_letter(s[k + 1])):
+            if k < end and s[k] in "CF" and not (k + 1 < end and is_letter(s[k + 1])):
                 return [((f"°{s[k]}", "", Fraction(1)),)], k + 1, False
             return [(("°", "", Fraction(1)),)], j, False
-        if not _is_letter(ch):
+        if not is_letter(ch):
             return None
         word, j = self._word(i)
         if j < end and s[j] == "%" and word in ("wt", "at", "vol", "mol"):
             return [((word + "%", "", Fraction(1)),)], j + 1, False
-        if word in _NOT_UNITS:
+        if word in NOT_UNITS:
             return None
-        readings = list(_symbol_readings(word))
+        readings = list(symbol_readings(word))
         is_symbol = bool(readings)
         low = word.lower()
         if low in ("degree", "degrees", "deg"):
@@ -372,21 +279,21 @@ class _Reader:
             two = self._two_word_name(word, j)
             if two:
                 return two
-            name = _name_reading(word)
+            name = name_reading(word)
             if name:
                 sym, pfx, exp = name
                 return [((sym, pfx, Fraction(exp)),)], j, False
-            readings = list(_glued_readings(word))
+            readings = list(glued_readings(word))
             is_symbol = bool(readings)
         if self.fold and len(word) >= 2 and (not readings or word.isupper()):
-            extra = [r for r in _folded_readings(word) if r not in readings]
+            extra = [r for r in folded_readings(word) if r not in readings]
             readings = readings + extra
             is_symbol = is_symbol or bool(extra)
         if not readings:
             return None
         return readings[:_MAX_ALTERNATIVES], j, is_symbol
 
-    def _two_word_name(self, word: str, j: int) -> tuple[list[_Factors], int, bool] | None:
+    def _two_word_name(self, word: str, j: int) -> tuple[list[Factors], int, bool] | None:
         first = word.lower()
         # the prefix words ("kilo") ``first`` may carry before the first word of a name
         prefixes = [
@@ -402,18 +309,18 @@ class _Reader:
         nxt, k2 = self._word(k)
         if not nxt:
             return None
-        for second in _singular(nxt.lower()):
+        for second in singular(nxt.lower()):
             key = f"{first} {second}"
             for prefix_word, prefix in prefixes:
                 base = key[len(prefix_word) :] if prefix_word else key
                 if base in NAMES:
                     sym, pfx, exp = NAMES[base]
-                    if prefix and (pfx or not _prefix_ok(prefix, sym)):
+                    if prefix and (pfx or not prefix_ok(prefix, sym)):
                         continue
                     return [((sym, prefix or pfx, Fraction(exp)),)], k2, False
         return None
 
-    def term(self, i: int, depth: int, after_space: bool) -> tuple[list[_Factors], int] | None:
+    def term(self, i: int, depth: int, after_space: bool) -> tuple[list[Factors], int] | None:
         s, end = self.s, self.end
         if i < end and s[i] == "(" and depth < 2 and not after_space:
             inner = self.unit(i + 1, depth + 1)
@@ -454,7 +361,7 @@ class _Reader:
             j = j2
         return readings, j
 
-    def unit(self, i: int, depth: int = 0) -> tuple[list[_Factors], int] | None:
+    def unit(self, i: int, depth: int = 0) -> tuple[list[Factors], int] | None:
         """The longest unit starting exactly at ``i``: (readings, end) or None."""
         s, end = self.s, self.end
         first = self.term(i, depth, after_space=False)
@@ -496,8 +403,8 @@ class _Reader:
         return best
 
     def _space_product(
-        self, left: list[_Factors], k: int, depth: int
-    ) -> tuple[list[_Factors], int] | None:
+        self, left: list[Factors], k: int, depth: int
+    ) -> tuple[list[Factors], int] | None:
         """ "N m", "kW h", "Pa s": a bare m / s / h after N, W, A, V, Pa or J."""
         if not left or left[0][-1][0] not in _SPACE_PRODUCT[0]:
             return None
@@ -506,7 +413,7 @@ class _Reader:
             return term
         return None
 
-    def _bare_before_power(self, k: int, depth: int) -> tuple[list[_Factors], int] | None:
+    def _bare_before_power(self, k: int, depth: int) -> tuple[list[Factors], int] | None:
         """ "kg m s^-2", "kg m/s": a bare symbol followed by "/" or by a term that carries an
         exponent."""
         term = self.term(k, depth, after_space=False)
@@ -520,11 +427,11 @@ class _Reader:
         return None
 
     @staticmethod
-    def _scaled(reading: _Factors, sign: int) -> _Factors:
+    def _scaled(reading: Factors, sign: int) -> Factors:
         return reading if sign == 1 else tuple((a, b, -e) for a, b, e in reading)
 
 
-def _units_of(readings: list[_Factors]) -> list[Unit]:
+def _units_of(readings: list[Factors]) -> list[Unit]:
     out: list[Unit] = []
     for reading in readings:
         acc: dict[tuple[str, str], Fraction] = {}
@@ -573,30 +480,6 @@ def parse_unit(text: str) -> list[Unit]:
 
 
 # --------------------------------------------------------------------------- after a number
-
-_FIRST_WORDS = frozenset(
-    ["square", "sq", "cubic", "cu", "per", "degree", "degrees", "deg"]
-    + [name.split()[0] for name in NAMES if " " in name]
-)
-
-
-@functools.lru_cache(maxsize=65536)
-def may_start_unit(word: str) -> bool:
-    """Whether a unit can begin with this letter run (a cheap filter before parsing)."""
-    low = word.lower()
-    if low in ("wt", "at", "vol"):  # wt% / at% / vol%: "at" is also a word, read on
-        return True
-    if word in _NOT_UNITS:
-        return False
-    if low in _FIRST_WORDS or low.startswith(tuple(PREFIX_WORDS)):
-        return True
-    return bool(
-        _symbol_readings(word)
-        or _name_reading(word)
-        or _glued_readings(word)
-        or (len(word) >= 2 and _folded_readings(word))
-    )
-
 
 # "per cm^3", "/mL" after a number; not one bare letter ("100 / t" is a formula, not 1/tonne)
 _PER_START_RE = re.compile(r"(?:per[ \t]+|/[ \t]*)(?=(?:[^\W\d_]|°)(?:[^\W_]|\^)|\()")
