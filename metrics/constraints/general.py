@@ -75,6 +75,7 @@ from sci_tasks.metrics.constraints.text import (
     sentences_matching,
     show_items,
 )
+from sci_tasks.metrics.constraints.unmarked_answers import LITERAL_LINE_RE, SHAPE_ASKED_RE
 from sci_tasks.metrics.verdict import Verdict
 
 # --------------------------------------------------------------------------- letter case
@@ -108,6 +109,16 @@ def _keys_and_values_scope(inp: CheckInput, key: re.Pattern[str]) -> str:
     return inp.response[start : end + 1] if 0 <= start < end else ""
 
 
+def _shaped_answer(inp: CheckInput, key: re.Pattern[str]) -> str:
+    """ "Write the tuple in lowercase": the reply's last line that is one tuple / list /
+    dict literal, when the sentence stating the case names that shape; else ""."""
+    said = " ".join(sentences_matching(inp.question or "", key))
+    if not SHAPE_ASKED_RE.search(said):
+        return ""
+    found = LITERAL_LINE_RE.findall(inp.response)
+    return found[-1] if found else ""
+
+
 def _letter_case(inp: CheckInput, upper: bool) -> Verdict:
     key = _UPPER_KEY if upper else _LOWER_KEY
     if not clean_parameters(inp.parameters) and not key.search(inp.question or ""):
@@ -123,6 +134,8 @@ def _letter_case(inp: CheckInput, upper: bool) -> Verdict:
     opening = opening_answer(inp.response, clean_parameters(inp.parameters), inp.question or "")
     if scope == "final" and opening is not None:  # "state your choice first, in capitals"
         text, where = opening, "the first line (where the question puts the answer)"
+    elif scope == "final" and (shaped := _shaped_answer(inp, key)):
+        text, where = shaped, "the answer in the shape the question names"
     # LaTeX command and environment names are markup, not prose; the letters of their
     # arguments (\text{Speed}, \BOXED{SPEED}, a variable $V$) are the response's letters
     if "\\" in text:

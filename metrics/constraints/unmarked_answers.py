@@ -154,9 +154,9 @@ def answer_first(response: str, units: list[Span]) -> str:
 
 
 # the question names the answer's shape: "give your answer ... as a Python tuple"
-_SHAPE_ASKED_RE = re.compile(r"\b(?:tuple|list|dict(?:ionary)?|json|array)\b", re.I)
+SHAPE_ASKED_RE = re.compile(r"\b(?:tuple|list|dict(?:ionary)?|json|array)\b", re.I)
 # a line that is one literal: "('secondary ion mass spectrometry', 'sims')", "[1, 2]"
-_LITERAL_LINE_RE = re.compile(
+LITERAL_LINE_RE = re.compile(
     r"^[ \t]*(?:[-*][ \t]+)?(?:\([^\n]*\)|\[[^\n]*\]|\{[^\n]*\})[ \t]*[.,;]?[ \t]*$", re.M
 )
 
@@ -164,9 +164,9 @@ _LITERAL_LINE_RE = re.compile(
 def shaped_answers(response: str, question: str) -> list[tuple[int, int]]:
     """Where the reply gives its answer in the shape the question names (a line that is one
     tuple / list / dict literal, or a fenced block), when it names one."""
-    if not _SHAPE_ASKED_RE.search(question):
+    if not SHAPE_ASKED_RE.search(question):
         return []
-    found = [(m.start(), m.start()) for m in _LITERAL_LINE_RE.finditer(response)]
+    found = [(m.start(), m.start()) for m in LITERAL_LINE_RE.finditer(response)]
     for block in code_blocks(response):
         start = response.find(block.body)
         if block.body.strip() and start >= 0:
