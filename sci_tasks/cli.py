@@ -7,7 +7,7 @@ its own is refused in one line naming the ways to use both (``include_path_argv`
 Before any work the checks of ``sci-eval`` run (``preflight``: ``--limit``, the judge's key
 and server). After the run, the results and samples files it wrote are made strict JSON
 (NaN as ``null``, ``sci_tasks.outputs``) by reading them back; lm-eval's git lookup is made
-quiet for the run (``manifest.quiet_git``).
+quiet for the run (``quiet.quiet_git_lookup``: its stderr to the null device).
 """
 
 from __future__ import annotations
@@ -221,7 +221,7 @@ def make_results_strict_json(folder: Path, since: float) -> None:
 def main(argv: list[str] | None = None) -> None:
     from lm_eval.__main__ import cli_evaluate
 
-    from sci_tasks.manifest import quiet_git
+    from sci_tasks.quiet import quiet_git_lookup
 
     try:
         args = include_path_argv(sys.argv[1:] if argv is None else argv)
@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"sci-lm-eval: {exc}") from None
     sys.argv = [sys.argv[0], *args]
     started = time.time() - 1  # file times may be coarser than the clock
-    with quiet_git():  # outside a git checkout, lm-eval's `git describe` would print fatal:
+    with quiet_git_lookup():  # outside a git checkout, lm-eval's `git describe` would print fatal:
         cli_evaluate()
     folder = output_folder(args)
     if folder is not None and folder.is_dir():

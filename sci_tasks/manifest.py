@@ -21,12 +21,9 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
@@ -180,77 +177,6 @@ def git_revision() -> dict[str, Any] | str:
         return "none"
     dirty = _git(root, "status", "--porcelain", "--untracked-files=no")
     return {"commit": commit, "dirty": bool(dirty)}
-
-
-def _git_dir(folder: Path) -> Path | None:
-    """The git folder of the checkout holding ``folder`` (None: none, or no git)."""
-    found = _git(folder, "rev-parse", "--absolute-git-dir")
-    return Path(found) if found else None
-
-
-# lm-eval's ``git_hash`` for a run of an installed sci-tasks outside any checkout: a tag, so
-# the results say why there is no revision rather than a commit of somebody else's folder
-NO_CHECKOUT = "no-checkout"
-_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's built-in empty tree (SHA-1)
-
-
-@contextmanager
-def quiet_git() -> Iterator[None]:
-    """lm-eval's run with its git lookup quiet, nothing of lm-eval's replaced.
-
-    lm-eval records ``git describe --always`` of the working folder (``git_hash`` in its
-    results); outside a checkout git prints ``fatal: not a git repository`` on our stderr.
-    Then, for the run, ``GIT_DIR`` (which git honours) names the checkout sci-tasks itself
-    runs from: lm-eval records the revision of the code that ran (the manifest's ``git``). An
-    installed sci-tasks has no checkout: ``GIT_DIR`` names a tiny repository in the cache
-    whose only commit is tagged ``no-checkout``, which lm-eval records. Inside a checkout, or
-    with ``GIT_DIR`` set already, nothing changes."""
-    if _git_dir(Path.cwd()) is not None or "GIT_DIR" in os.environ:
-        yield
-        return
-    own = Path(__file__).resolve().parents[1]
-    git_dir = _git_dir(own) if (own / ".git").exists() else None
-    git_dir = git_dir or _no_checkout_repository()
-    if git_dir is None:  # git missing: lm-eval's lookup fails silently
-        yield
-        return
-    os.environ["GIT_DIR"] = str(git_dir)
-    try:
-        yield
-    finally:
-        os.environ.pop("GIT_DIR", None)
-
-
-def _no_checkout_repository() -> Path | None:
-    """A bare repository in the cache whose HEAD is tagged ``NO_CHECKOUT`` (built once; None
-    when git is missing or fails)."""
-    from sci_tasks.cache import cache_root
-
-    repo = cache_root() / "git" / f"{NO_CHECKOUT}.git"
-    if _git(repo, "describe", "--always") == NO_CHECKOUT:
-        return repo
-    repo.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{repo.name}-", dir=repo.parent))
-    try:
-        fixed = {"GIT_AUTHOR_NAME": "sci-tasks", "GIT_AUTHOR_EMAIL": "sci-tasks@localhost",
-                 "GIT_COMMITTER_NAME": "sci-tasks", "GIT_COMMITTER_EMAIL": "sci-tasks@localhost",
-                 "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
-                 "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}  # fmt: skip
-        commit = None
-        if _git(work, "init", "--quiet", "--bare") is not None:
-            commit = _git(work, "commit-tree", _EMPTY_TREE, "-m", NO_CHECKOUT, env=fixed)
-        if not commit or _git(work, "update-ref", "--no-deref", "HEAD", commit) is None:
-            return None
-        # annotated: `git describe` (lm-eval's lookup) reads only annotated tags
-        if _git(work, "tag", "-a", NO_CHECKOUT, "-m", NO_CHECKOUT, commit, env=fixed) is None:
-            return None
-        try:
-            os.rename(work, repo)
-        except OSError:  # another run built it first
-            pass
-        return repo if _git(repo, "describe", "--always") == NO_CHECKOUT else None
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 RECORD_SUFFIXES = (".jsonl", ".parquet")

@@ -300,42 +300,32 @@ def test_outside_a_git_checkout_nothing_about_git_is_printed(
     tmp_path: Path, monkeypatch: Any, capfd: Any
 ) -> None:
     """lm-eval's own lookup runs `git describe` in the working folder, which prints `fatal:
-    not a git repository` outside a checkout; inside sci-eval's run it is quiet (git is
-    pointed at the checkout sci-tasks runs from, nothing of lm-eval's replaced), and the
-    manifest of a package outside a checkout says `git: none`."""
-    import os
+    not a git repository` outside a checkout; inside sci-eval's run that call's stderr goes
+    to the null device (lm-eval's function runs, its value is recorded: none outside a
+    checkout, as stock lm_eval records), and the manifest of a package outside a checkout
+    says `git: none`."""
+    import sys
 
     import lm_eval.evaluator
 
     from sci_tasks import manifest
+    from sci_tasks.quiet import quiet_git_lookup
 
+    lookup = lm_eval.evaluator.get_git_commit_hash
     monkeypatch.chdir(tmp_path)  # no .git here or above (/tmp)
     monkeypatch.delenv("GIT_DIR", raising=False)
-    revision = manifest.git_revision()
-    with manifest.quiet_git():
-        recorded = lm_eval.evaluator.get_git_commit_hash()  # lm-eval's own function
-    assert capfd.readouterr().err == ""  # captured at the file descriptor: git's own stderr
-    assert "GIT_DIR" not in os.environ  # the run's setting only
-    if isinstance(revision, dict):  # sci-tasks runs from a checkout: its revision recorded
-        package = Path(manifest.__file__).resolve().parents[1]
-        named = subprocess.run(
-            ["git", "-C", str(package), "rev-parse", f"{recorded}^{{commit}}"],
-            capture_output=True, text=True, check=True,
-        )  # fmt: skip
-        assert named.stdout.strip() == revision["commit"]
-    else:
-        assert recorded is None
+    assert lookup() is None
+    assert "not a git repository" in capfd.readouterr().err  # what lm-eval alone prints
+    with quiet_git_lookup():
+        recorded = lm_eval.evaluator.get_git_commit_hash()
+        print("after the lookup", file=sys.stderr)  # stderr itself stays open
+    assert recorded is None
+    assert capfd.readouterr().err == "after the lookup\n"  # at the file descriptor: git's own
+    assert lm_eval.evaluator.get_git_commit_hash is lookup  # for the run only
     package = tmp_path / "site-packages" / "sci_tasks"
     package.mkdir(parents=True)
     monkeypatch.setattr(manifest, "__file__", str(package / "manifest.py"))
     assert manifest.git_revision() == "none"
-    # an installed sci-tasks outside any checkout: lm-eval records why there is no revision
-    monkeypatch.setenv("SCI_TASKS_CACHE", str(tmp_path / "cache"))
-    for _ in range(2):  # built once, then reused
-        with manifest.quiet_git():
-            assert lm_eval.evaluator.get_git_commit_hash() == manifest.NO_CHECKOUT
-    assert capfd.readouterr().err == ""
-    assert "GIT_DIR" not in os.environ
 
 
 def independent_bootstrap_sd(num: list[float], den: list[float], iters: int, seed: int) -> float:
