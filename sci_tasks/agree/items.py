@@ -19,7 +19,8 @@ from typing import Any
 from sci_tasks.data.jsonl import UniqueIds, read_objects
 from sci_tasks.data.locate import DataError
 from sci_tasks.metrics.constraints.catalogue import resolve
-from sci_tasks.report import logged_samples, newest_samples
+from sci_tasks.report import logged_samples
+from sci_tasks.run_folder import newest_samples
 
 UNSCORED = "unscored"  # a scorer's check without a score
 UNDECIDABLE = "undecidable"  # a labeller's: the requirement is absent (docs/labelling.md)
