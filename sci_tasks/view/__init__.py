@@ -13,6 +13,10 @@ names no benchmark). The same document answered by several runs is shown side by
 No server and no network: CSS and JS are inline, the data is one JSON block that the
 page's script reads with ``JSON.parse`` and puts on the page as text only (``textContent``),
 so a response holding ``</script>`` or ``<img onerror=...>`` is shown, never run.
+
+Parts by job: ``runs`` (the folders read through ``sci_tasks.run_folder``, and what their
+numbers are), ``sample`` (one logged sample as the page shows it), ``page`` (summaries, the
+page data as named fields, the rendering); this module is the command.
 """
 
 from __future__ import annotations
@@ -46,7 +50,6 @@ from sci_tasks.view.sample import (
     verdict_of,
 )
 
-# the page's parts, by job: reading runs (runs), one sample (sample), the page (page)
 __all__ = [
     "GIVEN_CHECKS", "PAGE_SIZE", "Run", "_first", "build_page", "caveats", "checks_of",
     "csp_hash", "find_runs", "has_judge", "headlines", "image_paths", "is_bundled", "main",
