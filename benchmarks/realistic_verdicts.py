@@ -10,8 +10,9 @@ The corpus (``benchmarks/realistic/``, how it was built: its README) holds:
   of the first 95 questions, read at the end of round one), ``heldout2`` (fresh questions
   written after that, read at the end of round two), ``heldout3`` (two thirds of round
   three's fresh questions and replies, by the SHA-1 of ``qid``, read at its end; the other
-  third, ``dev3``, was worked on) and ``heldout4`` (round four the same way, with ``dev4``;
-  read at its end).
+  third, ``dev3``, was worked on), ``heldout4`` (round four the same way, with ``dev4``;
+  read at its end) and ``heldout5`` (round five the same way, with ``dev5``; read once, at
+  the end of the session that built it).
 * SPM-Bench and SciGen-Verify: replies written blind with the meaning each is meant to
   carry (the selected options and confidence; the judgement).
 
@@ -63,7 +64,13 @@ SCIMIF_PARTS = (
     ("dev4", "round four's development third (fresh questions and replies, worked on)"),
     (
         "heldout4",
-        "round four's held-out part (fresh questions and replies, read once at the end)",
+        "round four's held-out part (fresh questions and replies, read at its end, then "
+        "developed on)",
+    ),
+    ("dev5", "round five's development third (fresh questions and replies, worked on)"),
+    (
+        "heldout5",
+        "round five's held-out part (fresh questions and replies, read once at the end)",
     ),
 )
 UNSCORED = "unscored"
@@ -262,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     for split in args.errors:
         errors(items, split)
 
-    other_parts = ("dev", "heldout", "dev4", "heldout4")
+    other_parts = ("dev", "heldout", "dev4", "heldout4", "dev5", "heldout5")
     splits = [args.only] if args.only in other_parts else [*other_parts, None]
     for split in splits:
         title = {
@@ -270,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
             "heldout": "held-out third",
             "dev4": "round four's development third",
             "heldout4": "round four's held-out part",
+            "dev5": "round five's development third",
+            "heldout5": "round five's held-out part",
             None: "all",
         }[split]
         n, labels_ok, both_ok, spm_wrong = spm_corpus(split)
@@ -280,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
         if split in args.errors:
             print("\n".join(spm_wrong))
         n, ok, sgv_wrong = scigen_corpus(split)
+        if not n:
+            continue  # round five wrote no SciGen-Verify replies
         print(
             f"SciGen-Verify replies ({title}): {n}; judgement read as meant {ok}/{n} = {ok / n:.1%}"
         )

@@ -1,8 +1,8 @@
 """What every benchmark's reply reading shares: the one normalisation of model output (an
 lm-eval filter, ``NormaliseReply``) and finding JSON objects in a reply.
 
-Normalisation is one filter in every task's ``filter_list`` (after ``take_first``,
-before ``JudgePrefetch``), so the samples log's ``filtered_resps`` is exactly
+Normalisation is one filter in every task's ``filter_list`` (after ``take_first``, the
+last), so the samples log's ``filtered_resps`` is exactly
 the text that was scored, and no scorer strips reasoning again. The benchmark parsers
 (``scimif``, ``spm_parse``, ``verify_parse``, ``rubric``) read the normalised text."""
 

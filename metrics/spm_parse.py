@@ -31,8 +31,8 @@ The rules, in the order they are applied (``docs/decisions.md``, SPM-Bench "Answ
    ``AC``, ``a and c``), else the **last** (by position) of these:
 
    * a prose phrase (Markdown emphasis ignored) of one of these shapes: ``the answer is A``
-     / ``the correct options are A and C``, ``A and C are correct`` / ``... are supported``
-     (also *right*, *true*, *consistent*, *accurate*, *valid*; not after *not*, *nor*,
+     / ``the correct options are A and C``, ``A and C are correct`` / ``... are (the ones)
+     supported`` (also *right*, *true*, *consistent*, *accurate*, *valid*; not after *not*, *nor*,
      *neither*, *no*), ``I choose A and C``; when the prose ends with options judged one by
      one (``**A is correct** ... **C is correct**``, each naming one option not named
      before, no *actually* / *wait* / *instead* between them), all the options so judged;
@@ -59,7 +59,10 @@ The rules, in the order they are applied (``docs/decisions.md``, SPM-Bench "Answ
    ``Confidence Score:``, ``Confidence ≈ 0.8``, ``Confidence: ~0.8``, ``Confidence: fairly
    high — roughly 0.75``, ``my confidence is about 0.7``), ``<number>% confidence`` /
    ``80% confident`` / ``80% sure`` (not a *confidence interval* / *level*),
-   ``<confidence>0.8</confidence>`` tag or JSON ``"confidence"`` value. It must lie in
+   ``<confidence>0.8</confidence>`` tag, JSON ``"confidence"`` value, or a sentence saying
+   how confident followed by its number (``I'm fairly confident in this — about 70%``,
+   ``Confidence: fairly confident (~0.7)``: a percentage or a fraction ending the clause,
+   so ``not sure about 0.5 nm`` is none). It must lie in
    [0, 1] (a percentage in [0, 100]); anything else (``85``, ``1.2``, ``-0.1``, ``high``)
    is not clamped but reported as ``None`` with a note.
 7. Options named by their text (the task passes the option texts): an answer statement
@@ -71,7 +74,10 @@ The rules, in the order they are applied (``docs/decisions.md``, SPM-Bench "Answ
    mark (✔ / ✘ ...), selects the options marked positive (every line marked and matched);
    a bullet list right after a line introducing the selection ("these statements are
    supported:", not one saying *not* / *incorrect* ...) selects the options its items
-   restate (every item a different option).
+   restate (every item a different option); a sentence saying which options are chosen
+   (``So the correct statements are: <text>, and <text>.``, ``The statements supported by
+   the image are therefore "<text>" and "<text>".``; not one saying *not* / *incorrect*
+   ...) whose rest restates option texts piece by piece as above.
 8. Last, a reply of several lines whose last line is nothing but a label list (``**A, B**
    (confidence 0.9)``: Markdown marks and a bracketed aside ignored, capitals only).
 """
@@ -142,6 +148,14 @@ _CONFIDENCE_PERCENT = re.compile(
     r"certain)\b(?![ \t]+(?:interval|level|bound|band|region|limit|ellipse))",
     re.IGNORECASE,
 )
+# a sentence saying how confident, then its number: "I'm fairly confident in this — about
+# 70%", "Confidence: fairly confident (~0.7)"; only a percentage or a fraction (0.7) counts
+_CONFIDENT_THEN_VALUE = re.compile(
+    r"\b(?:confident|confidence|sure|certain)\b[^.\d\n]{0,40}?[(\s—–-]"
+    rf"{_APPROX}(?P<value>(?<![\d.])(?:\d{{1,3}}(?:\.\d+)?(?=[ \t]*%)|0?\.\d+|1\.0+)(?![\d.]))"
+    r"[ \t]*(?P<pct>%)?(?=[ \t]*(?:[),;.!—–]|$))",  # a value, not "0.5 nm"
+    re.IGNORECASE | re.MULTILINE,
+)
 _JSON_CONFIDENCE_KEYS = ("confidence", "confidence_score", "confidence_level")
 _JSON_ANSWER_KEYS = (
     "answer", "answers", "final_answer", "a", "selected", "selection", "selections",
@@ -192,7 +206,7 @@ _AFTER_END = re.compile(rf"\s*(?:$|[.,;:!?)\n]|{_BECAUSE})")
 # "I think A and C are correct", "B is the right answer", "A and C are supported"
 # (not after a negation)
 _AFTER_PREDICATE = re.compile(
-    r"\s+(?:is|are)\s+(?:both\s+|all\s+)?(?:the\s+)?"
+    r"\s+(?:is|are)\s+(?:both\s+|all\s+)?(?:the\s+)?(?:ones?\s+(?:that\s+are\s+)?)?"
     r"(?:correct|right|true|supported|consistent|accurate|valid)\b",
     re.IGNORECASE,
 )
@@ -291,6 +305,9 @@ def parse_response(
     if named and (labels := introduced_option_list(text, named)):
         listed = ", ".join(labels)
         return result(labels, "introduced list", f"options listed by their text: {listed}")
+    if named and (labels := selection_by_text(text, named)):
+        listed = ", ".join(labels)
+        return result(labels, "prose (option texts)", f"options named by their text: {listed}")
     try:
         labels = closing_label_line(text, valid)
     except _OutOfSet as exc:
@@ -336,15 +353,37 @@ def introduced_option_list(text: str, named: dict[str, str]) -> tuple[str, ...] 
         items: list[str] = []
         for nxt in lines[k + 1 :]:
             if not nxt.strip():
-                if items:
-                    break
-                continue
+                continue  # blank lines may part the items of a loose list
             if not _BULLET.match(nxt):
                 break
             items.append(nxt)
         found = [option_of(item, named) for item in items]
         if found and None not in found and len(set(found)) == len(found):
             return tuple(sorted(f for f in found if f))
+    return None
+
+
+# "The statements supported by the image are therefore "<text>" and "<text>"." / "So the
+# correct statements are: <text>, and <text>.": a selection sentence naming option texts
+_SELECTION_SENTENCE = re.compile(
+    r"\b(?:answers?|options?|choices?|statements?|conclusions?|claims?)\b(?P<between>[^.\n:]{0,60}?)"
+    r"\b(?:is|are)(?:\s+(?:therefore|thus|hence|then|so))?[ \t]*:?[ \t]*"
+    r"(?P<rest>[^\n]+?)(?=\.[ \t]+[A-Z]|\.?[ \t]*$)",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def selection_by_text(text: str, named: dict[str, str]) -> tuple[str, ...] | None:
+    """The last sentence saying which options are chosen (not *incorrect*, *not* ...) whose
+    rest restates option texts, piece by piece (``options_by_text``)."""
+    for m in reversed(list(_SELECTION_SENTENCE.finditer(text))):
+        before = re.split(r"\n|[.!?][ \t]", text[max(0, m.start() - 30) : m.start()])[-1]
+        said = before + m["between"]  # this sentence's words only
+        if _NEGATIVE_INTRO.search(said):
+            continue
+        labels = options_by_text(_DECORATION.sub(" ", m["rest"]), named)
+        if labels:
+            return labels
     return None
 
 
@@ -458,6 +497,7 @@ def parse_confidence(text: str) -> tuple[float | None, str]:
     found: list[tuple[int, Any]] = [(m.start(), m) for m in _CONFIDENCE.finditer(text)]
     found += [(m.start(), m) for m in _CONFIDENCE_TAG.finditer(text)]
     found += [(m.start(), m) for m in _CONFIDENCE_PERCENT.finditer(text)]
+    found += [(m.start(), m) for m in _CONFIDENT_THEN_VALUE.finditer(text)]
     for start, obj in json_objects(text):
         for key, value in obj.items():
             if isinstance(key, str) and key.lower() in _JSON_CONFIDENCE_KEYS:

@@ -7,7 +7,7 @@ named in ``SCI_TASKS_BENCHMARKS``, or an installed package's ``sci_tasks.benchma
 point, holding its ``BENCHMARK``. Everything else reads the declaration: the data-location
 convention (``sci_tasks.data.locate``), the ``data.*`` options of ``sci-eval``
 (``sci_tasks.conf``), the run manifest's data fingerprints, ``sci-report``,
-``sci-leaderboard``, ``sci-view``, prefetch, the statistics and the tests that check the
+``sci-leaderboard``, ``sci-view``, the statistics and the tests that check the
 task YAMLs and Hydra task sets against it.
 
 Declarations are imported lazily (on first use), so a loader can import this module and
@@ -108,8 +108,6 @@ class Benchmark:
     task_metrics: Mapping[str, tuple[MetricSpec, ...]] = field(default_factory=dict)
     # "module:function" (logged ``record`` detail) -> list[Check]: its rendering in sci-view
     checks: str = ""
-    # "module:function" (doc, response, settings) -> judge work units (what prefetch sends)
-    judge_work: str = ""
     # the judge roles its scoring asks (``judges.<role>`` settings, usage per role); a role
     # not given is answered by the ``constraints`` judge
     judge_roles: tuple[str, ...] = ()

@@ -5,10 +5,10 @@ document, never inside it.
 lm-eval builds a task whose YAML names a ``class:`` as ``cls(config=...)``, with the task's
 ``metadata`` already merged with the run's (``TaskManager(metadata=...)`` / ``--metadata``).
 Our task class (``sci_tasks.task.SciTask``) reads its ``RunSettings`` there and passes them
-to its scorer (``process_results(doc, results, settings)``), to its images
-(``doc_to_image``) and to its judge prefetch. A document holds the record's own fields only,
-so lm-eval's ``doc_hash`` of one record is the same whatever the judge or image budget, and
-paired comparisons match samples by it.
+to its scorer (``process_results(doc, results, settings)``, in one scoring pass:
+``sci_tasks.scoring``) and to its images (``doc_to_image``). A document holds the record's
+own fields only, so lm-eval's ``doc_hash`` of one record is the same whatever the judge or
+image budget, and paired comparisons match samples by it.
 
 A light module: ``sci_tasks.stats`` reads ``LEGACY_FIELDS`` and ``doc_hash`` without the
 judge client (the judge modules are imported when settings are resolved)."""

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -40,6 +39,7 @@ from sci_tasks.metrics.judge import CorrectnessJudge, JudgeConfig, Jury
 from sci_tasks.metrics.judge import usage as judge_usage
 from sci_tasks.outputs import write_json, write_jsonl
 from sci_tasks.run_settings import RunSettings
+from sci_tasks.scoring import Scorer, score_all
 
 log = logging.getLogger("sci_tasks.score")
 # the judges of roles beyond SciMIF's two, where given, and a constraints jury
@@ -51,7 +51,7 @@ class TaskScoring:
     """What lm-eval uses to score a task: the task's own scorer (the YAML's
     ``process_results``, called with the settings), the settings, its aggregations."""
 
-    scorer: Callable[[dict[str, Any], list[Any], RunSettings], dict[str, Any]]
+    scorer: Scorer
     settings: RunSettings
     aggregations: dict[str, Callable[[list[Any]], float]]
     higher_is_better: dict[str, bool]
@@ -113,7 +113,8 @@ def scoring_of(
         plain = task.config.process_results
         return TaskScoring(
             lambda doc, results, _: plain(doc, results),
-            RunSettings.of_task(None),
+            # the re-score's judges: how many samples are scored at once
+            RunSettings.of_task(role_metadata(judge, correctness, roles)),
             task.aggregation(),
             task.higher_is_better(),
         )
@@ -255,16 +256,10 @@ def _rescore_task(
             changed,
         )
 
-    def score(sample: dict[str, Any]) -> dict[str, Any]:
-        return scoring.process_results(sample["doc"], list(sample["filtered_resps"]))
-
-    # Samples in parallel: each one's judge calls run inside; the pool bounds concurrency.
-    workers = max(
-        judge.concurrency if judge else 1,
-        correctness.judge.concurrency if correctness and correctness.judge else 1,
-    )
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        per_sample = list(pool.map(score, samples))
+    # the pass a task's scoring makes in a run (SciTask): each sample once, concurrently
+    # within the judges' limits
+    pairs = [(sample["doc"], list(sample["filtered_resps"])) for sample in samples]
+    per_sample = score_all(scoring.scorer, scoring.settings, pairs)
     values: dict[tuple[str, str], list[Any]] = {}
     for sample, metrics in zip(samples, per_sample, strict=True):
         for old in sample.get("metrics", []):

@@ -7,13 +7,16 @@ its ``metadata`` already merged with the run's (``TaskManager(metadata=...)`` /
 (``RunSettings.of_task``: both judges, the image budget, the scorer's parameters; the judges
 fall back to ``SCI_TASKS_JUDGE_*``), and hands them on:
 
-* to scoring: ``process_results`` calls the YAML's scorer as ``fn(doc, results, settings)``;
-* to the images: ``doc_to_image`` fits the hook's full-resolution images into the budget;
-* to the judge prefetch: the ``JudgePrefetch`` filter of the task is given this task's
-  ``JudgeBatches`` (its benchmark's ``judge_work`` hook and these settings).
+* to scoring: one pass over the task's documents (``sci_tasks.scoring.score_all``: each
+  scored once, concurrently within its judges' limits) when lm-eval asks for the first
+  document's result; ``process_results`` returns each document's result of that pass. The
+  scorer is the YAML's, called as ``fn(doc, results, settings)``;
+* to the images: ``doc_to_image`` fits the hook's full-resolution images into the budget.
 
 It also makes responses that hold lone surrogates safe before lm-eval's filters run
 (``apply_filters``): the task owns its instances, so no filter has to rewrite its input.
+Everything it uses of lm-eval is public: ``instances``, ``apply_filters``,
+``process_results``, ``aggregation``, ``higher_is_better``.
 
 Each task object holds its own settings: two tasks built with different settings in one
 process (a sweep's jobs, ``sci-score`` beside a run) cannot see each other's, and no
@@ -22,17 +25,18 @@ document carries any of it, so ``doc_hash`` depends on the record alone.
 
 from __future__ import annotations
 
+import json
 import logging
-from functools import partial
+import threading
+from collections import defaultdict
 from typing import Any
 
 from lm_eval.api.task import ConfigurableTask
 from PIL import Image
 
-from sci_tasks import benchmarks
 from sci_tasks.images import fit
-from sci_tasks.metrics.judge.prefetch import JudgeBatches, JudgePrefetch
 from sci_tasks.run_settings import RunSettings
+from sci_tasks.scoring import Pair, score_all
 from sci_tasks.text import safe_text
 
 log = logging.getLogger(__name__)
@@ -72,8 +76,9 @@ def setting_metrics(scorer: Any, settings: RunSettings) -> dict[str, Any]:
 
 
 class SciTask(ConfigurableTask):
-    """A YAML-configured lm-eval task whose scoring, images and judge prefetch get the run's
-    settings from the task's configuration (module docstring)."""
+    """A YAML-configured lm-eval task whose scoring and images get the run's settings from
+    the task's configuration, and whose documents are scored in one pass (module
+    docstring)."""
 
     def __init__(self, config: dict[str, Any] | None = None, **kwargs: Any) -> None:
         config = dict(config or {})
@@ -83,45 +88,25 @@ class SciTask(ConfigurableTask):
         except ValueError as exc:
             raise ValueError(f"task {config.get('task')} metadata: {exc}") from None
         super().__init__(config=config, **kwargs)
-        self.judge_batches = self._bind_prefetch()
-        self._add_setting_metrics()
+        # metrics only some settings produce, aggregated only then (``setting_metrics``)
+        self.setting_metrics = setting_metrics(self.config.process_results, self.settings)
+        self._scored: dict[str, list[dict[str, Any]]] | None = None  # the pass's (score_pass)
+        self._scoring = threading.Lock()
 
-    def _add_setting_metrics(self) -> None:
-        """Metrics only some settings produce, aggregated only then (``setting_metrics``)."""
-        for name, aggregate in setting_metrics(self.config.process_results, self.settings).items():
-            self._aggregation_list[name] = aggregate
-            self._higher_is_better[name] = True
+    def aggregation(self) -> dict[str, Any]:
+        return {**super().aggregation(), **self.setting_metrics}
 
-    def _bind_prefetch(self) -> JudgeBatches | None:
-        """This task's judge batches, given to each ``JudgePrefetch`` step of its filters
-        (lm-eval builds a filter anew for each application: the binding is in the step)."""
-        steps = [
-            (ensemble, i)
-            for ensemble in self._filters
-            for i, step in enumerate(ensemble.filters)
-            if isinstance(step, partial) and step.func is JudgePrefetch
-        ]
-        if not steps:
-            return None
-        benchmark = benchmarks.of_task(self.config.task or "")
-        if benchmark is None or not benchmark.judge_work:
-            raise ValueError(
-                f"task {self.config.task}: JudgePrefetch in its filter_list, but "
-                f"{'its benchmark declares no judge_work' if benchmark else 'no benchmark owns it'}"
-            )
-        batches = JudgeBatches(benchmarks.hook(benchmark.judge_work), self.settings)
-        for ensemble, i in steps:
-            step = ensemble.filters[i]
-            ensemble.filters[i] = partial(step.func, *step.args, **step.keywords, batches=batches)
-        return batches
+    def higher_is_better(self) -> dict[str, Any]:
+        return {**super().higher_is_better(), **dict.fromkeys(self.setting_metrics, True)}
 
     def apply_filters(self) -> Any:
         """Responses holding a lone surrogate (not Unicode) get U+FFFD first, as new lists on
         the task's own instances: lm-eval logs each instance's ``resps`` beside
         ``filtered_resps``, and one such string ends the samples file, losing every good
-        sample after it. Then lm-eval's filters, each returning new lists."""
+        sample after it. Then lm-eval's filters, each returning new lists; the responses
+        are new, so the results of an earlier pass are dropped."""
         changed = 0
-        for instance in self._instances or []:
+        for instance in self.instances or []:
             safe = [safe_text(r) if isinstance(r, str) else r for r in instance.resps]
             fixed = sum(a is not b for a, b in zip(safe, instance.resps, strict=True))
             if fixed:
@@ -133,14 +118,42 @@ class SciTask(ConfigurableTask):
                 self.config.task,
                 changed,
             )
+        self._scored = None
         return super().apply_filters()
 
     def process_results(self, doc: dict[str, Any], results: list[Any]) -> dict[str, Any]:
+        """The document's result of the task's scoring pass (``score_pass``, run when lm-eval
+        asks for the first result after its filters); a pair outside the task's instances
+        is scored alone."""
         if not callable(self.config.process_results):  # --predict_only: lm-eval's "bypass"
             return super().process_results(doc, results)
-        if self.judge_batches is not None:
-            self.judge_batches.send()  # the task's judge questions at once, before the first
+        with self._scoring:
+            if self._scored is None:
+                self._scored = self.score_pass()
+            found = self._scored.get(_pair_key(doc, results))
+            if found:
+                return found.pop(0)
         return self.config.process_results(doc, results, self.settings)
+
+    def score_pass(self) -> dict[str, list[dict[str, Any]]]:
+        """Every (document, responses) of the task's instances, for each of its filters,
+        scored once (``scoring.score_all``), by ``_pair_key``: lm-eval's evaluator groups
+        instances by document and orders them by ``idx`` the same way, and hands each pair
+        to ``process_results`` once."""
+        by_doc: dict[int, list[Any]] = defaultdict(list)
+        # none before lm-eval's build_all_requests (a task scoring documents handed to it)
+        for instance in getattr(self, "instances", None) or []:
+            by_doc[instance.doc_id].append(instance)
+        pairs: list[Pair] = []
+        for group in by_doc.values():
+            group.sort(key=lambda instance: instance.idx)
+            for filter_key in group[0].filtered_resps:
+                pairs.append((group[0].doc, [i.filtered_resps[filter_key] for i in group]))
+        results = score_all(self.config.process_results, self.settings, pairs)
+        scored: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for (doc, responses), result in zip(pairs, results, strict=True):
+            scored[_pair_key(doc, responses)].append(result)  # a repeated record: each its own
+        return scored
 
     def doc_to_image(self, doc: Any, doc_to_image: Any = None) -> Any:
         images = super().doc_to_image(doc, doc_to_image)
@@ -154,3 +167,9 @@ class SciTask(ConfigurableTask):
         (the settings are in ``metadata``: judges by their public settings, keys only by the
         name of their variable)."""
         return {"class": CLASS_NAME, **super().dump_config()}
+
+
+def _pair_key(doc: Any, responses: list[Any]) -> str:
+    """A document and its responses as one string: the same record with the same replies
+    is the same scoring, whichever object lm-eval hands over."""
+    return json.dumps([doc, responses], sort_keys=True, default=str, ensure_ascii=False)

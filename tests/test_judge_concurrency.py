@@ -21,7 +21,6 @@ from sci_tasks.data import scimif as scimif_data
 from sci_tasks.metrics.constraints import registry
 from sci_tasks.metrics.constraints.registry import Kind
 from sci_tasks.metrics.judge import JudgeClient, JudgeConfig
-from sci_tasks.metrics.judge.prefetch import JudgePrefetch
 from sci_tasks.metrics.reply import normalise_reply
 from sci_tasks.metrics.scimif import check_inputs
 
@@ -113,7 +112,7 @@ def test_stock_lm_eval_sends_a_tasks_judge_calls_concurrently_with_the_same_verd
     serial = logged(tmp_path / "out1", "scimif_chem")
     parallel = logged(tmp_path / "out8", "scimif_chem")
     assert [s["resps"] for s in serial] == [s["resps"] for s in parallel]  # the same responses
-    # the prefetch filter changes nothing: what was scored is the normalised reply
+    # the filters are pure: what was scored is the normalised reply
     scored = [[normalise_reply(r) for r in s["resps"][0]] for s in serial]
     assert [s["filtered_resps"] for s in serial] == scored
     for a, b in zip(serial, parallel, strict=True):
@@ -195,10 +194,10 @@ def test_predict_only_never_calls_the_judge_and_sci_eval_and_sci_score_judge_con
 
 
 def test_rule_kind_checkers_never_ask_the_judge() -> None:
-    """What the prefetch relies on to skip them: only judge-, extract- and RDKit-kind
-    constraints may consult the judge. Every rule-kind constraint of the bundled samples,
-    checked with a judge in force on the responses that would tempt an extractor most (the
-    reference answer, and nothing), sends no request."""
+    """Only judge-, extract- and RDKit-kind constraints may consult the judge: every
+    rule-kind constraint of the bundled samples, checked with a judge in force on the
+    responses that would tempt an extractor most (the reference answer, and nothing), sends
+    no request."""
     with counting_judge(0.0) as server:
         client = JudgeClient(JudgeConfig(model=server.model, base_url=server.base_url, cache=False))
         checked = 0
@@ -212,33 +211,3 @@ def test_rule_kind_checkers_never_ask_the_judge() -> None:
                             checked += 1
         assert checked > 50
         assert server.stats.requests == 0 == client.calls
-
-
-def test_the_filter_is_identity_on_the_responses() -> None:
-    """Unbound (a task of another class) it only passes the responses on; bound to its
-    task's batches it schedules them, and they are sent once, when scoring starts, with the
-    task's settings; at concurrency 1 nothing is scheduled."""
-    from sci_tasks.metrics.judge.prefetch import JudgeBatches
-    from sci_tasks.run_settings import RunSettings
-
-    docs = [{"id": 1}, {"id": 2}]
-    responses = ["first reply", "second reply"]
-    assert JudgePrefetch().apply(iter(responses), docs) == responses
-    seen: list[tuple[Any, ...]] = []
-
-    def work(doc: Any, response: str, settings: RunSettings) -> list[Any]:
-        seen.append((doc["id"], response, settings))
-        return []
-
-    judge = JudgeConfig(model="j", base_url="http://127.0.0.1:9/v1", concurrency=8)
-    batches = JudgeBatches(work, RunSettings(judge))
-    assert JudgePrefetch(batches).apply(iter(responses), docs) == responses
-    assert seen == []  # nothing before scoring (a --predict_only run never scores)
-    batches.send()
-    assert seen == [(1, "first reply", RunSettings(judge)), (2, "second reply", RunSettings(judge))]
-    batches.send()
-    assert len(seen) == 2  # once
-    single = JudgeConfig(model="j", base_url="http://h/v1", concurrency=1)
-    one_at_a_time = JudgeBatches(work, RunSettings(single))
-    JudgePrefetch(one_at_a_time).apply(iter(responses), docs)
-    assert one_at_a_time.send() == 0 and len(seen) == 2

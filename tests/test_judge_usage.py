@@ -4,8 +4,8 @@ servers themselves counted.
 The constraint judge is llm-katan (echo backend, tool mode) with its persistent stats file,
 which counts chat-completion requests and the tokens each reply's ``usage`` reported. The
 correctness judge of the second test is a stdlib server answering as CompassVerifier that
-counts its own requests and the tokens it reported. Judge concurrency 8 throughout: every
-question is sent by the prefetch and asked again by scoring, and must be counted once."""
+counts its own requests and the tokens it reported. Judge concurrency 8 throughout: samples
+are scored at once, and each question must be counted once."""
 
 from __future__ import annotations
 

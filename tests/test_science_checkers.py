@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from sci_tasks.metrics.constraints import (
-    material,
     methods,
     quantities,
     registry,
     sequences,
+    techniques,
     unit_check,
     unit_grammar,
     unit_requirement,
@@ -392,7 +392,7 @@ def test_method_requirement_items() -> None:
 
 def test_technique_table_names_and_abbreviations() -> None:
     def names(text: str) -> list[str]:
-        return [h.technique.name for h in material._tech_hits(text)]
+        return [h.technique.name for h in techniques._tech_hits(text)]
 
     assert names("FE-SEM and SEM-EDS") == [
         "scanning electron microscopy",
@@ -409,10 +409,10 @@ def test_technique_table_names_and_abbreviations() -> None:
     assert names("bet") == ["BET surface area analysis"]  # alone, it is the answer
     assert names("Raman scattering") == ["Raman spectroscopy"]
     owners: dict[str, str] = {}
-    for tech in material.TECHNIQUES:  # an abbreviation names one technique only
+    for tech in techniques.TECHNIQUES:  # an abbreviation names one technique only
         for abbr in tech.abbreviations:
-            assert owners.setdefault(material._abbr_key(abbr), tech.name) == tech.name, abbr
-    for tech in material.TECHNIQUES:  # every table entry is found by its names
+            assert owners.setdefault(techniques._abbr_key(abbr), tech.name) == tech.name, abbr
+    for tech in techniques.TECHNIQUES:  # every table entry is found by its names
         for phrase in tech.full.split("|"):
             assert tech.name in names(phrase.title()), phrase
         for abbr in tech.abbreviations:

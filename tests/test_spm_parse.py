@@ -321,9 +321,19 @@ def test_forms_chat_models_write(reply: str, labels: tuple[str, ...], how: str) 
         ("I'd select A and B, with about 75% confidence.", 0.75, "stated"),
         ("Answer: B. I am 60% confident.", 0.6, "stated"),
         ('{"selected": ["A"], "confidence_score": "~0.8"}', 0.8, "stated"),
+        # how confident in words, then the number in the same sentence
+        ("Answer: A, C\nConfidence: fairly confident (~0.7)", 0.7, "stated"),
+        (
+            "So A and D. I'm fairly confident in this — about 70%, mostly unsure of D.",
+            0.7,
+            "stated",
+        ),
+        ("Options A and B are supported. I'm fairly confident (~0.8).", 0.8, "stated"),
         # not a confidence in the answer, or not a number
         ("Answer: A\nThe 95% confidence interval of the spacing is wide.", None, "missing"),
         ("Answer: A\nConfidence: moderate as 1 option is unclear", None, "missing"),
+        ("Answer: A\nI'm not sure about 0.5 nm for the spacing.", None, "missing"),
+        ("Answer: A\nI'm confident the steps are 3 nm high.", None, "missing"),
         ("Answer: A\nConfidence: 3/0", None, "not a fraction: 3/0"),
         ("Answer: A\nConfidence: 9/5", None, "out of range [0, 1]: 9/5"),
     ],
@@ -406,6 +416,33 @@ def test_option_texts_need_the_texts() -> None:
             "From the image, these statements are correct:\n\n"
             "* The image shows a honeycomb lattice.\n* The lattice constant is about 0.25 nm.\n\n"
             "There is no 7x7 cell.",
+            ("A", "B"),
+            None,
+        ),
+        # a sentence naming the chosen options by their texts, quoted or not
+        (
+            "Hexagons everywhere, ten periods in 2.5 nm.\n\nThe statements supported by the "
+            'image are therefore "The image shows a honeycomb lattice" and "The lattice '
+            'constant is about 0.25 nm".',
+            ("A", "B"),
+            None,
+        ),
+        (
+            "Ten periods in 2.5 nm — not 0.50 nm.\n\nSo the correct statements are: the image "
+            "shows a honeycomb lattice, and the lattice constant is about 0.25 nm.",
+            ("A", "B"),
+            None,
+        ),
+        # ... but not when the sentence names what is NOT supported
+        ("The incorrect statements are: the lattice constant is about 0.50 nm.", (), None),
+        # "A and B are the ones supported" is an assessment like "A and B are supported"
+        ("Options A and B are the ones supported by the image.", ("A", "B"), None),
+        # a loose list (blank lines between the items), each item an option's quoted text
+        # and why
+        (
+            'The following statements are supported:\n\n1. "The image shows a honeycomb '
+            'lattice." — six-fold rings.\n\n2. "The lattice constant is about 0.25 nm." '
+            "— ten periods in 2.5 nm.\n\nThe 7x7 cell is not seen.",
             ("A", "B"),
             None,
         ),

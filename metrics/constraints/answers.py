@@ -1,7 +1,8 @@
 """Where a response's answer is: the final answer, the answer line, code blocks and the
 texts a structured-format answer may be.
 
-* **Final answer** (``final_answer``): the content of the last ``\\boxed{...}`` (or
+* **Final answer** (``final_answer``): what the last ``<answer>...</answer>`` encloses when
+  no box or marker follows it; else the content of the last ``\\boxed{...}`` (or
   ``\\fbox{...}``) if it comes after the last answer marker, else the text after the last
   answer marker ("Final answer:", "**Final Answer**", "The answer is", "Answer:") up to the
   end of that line, or the next non-empty line when the marker ends its line.
@@ -184,19 +185,38 @@ def _fence_at(text: str, line_start: int) -> Span | None:
 
 
 @lru_cache(maxsize=4)  # every constraint of a sample asks for the same response's answer
-def final_answer(text: str, to_end: bool = False) -> Span | None:
+def final_answer(text: str, to_end: bool = False, tags: bool = True) -> Span | None:
     """The final answer span (module docstring), or None when there is no box and no marker.
 
     ``to_end``: after a marker, take everything to the end of the response (for multi-line
-    structured answers) instead of one line.
+    structured answers) instead of one line. ``tags=False``: ``<answer>`` tags are not read
+    (in a structured answer they may be the format's own root element).
     """
     box = last_boxed(text)
     marker = last_answer_marker(text)
+    tag = last_answer_tag(text) if tags else None
+    later = [m.start() for m in (marker,) if m is not None] + [b.start for b in (box,) if b]
+    if tag is not None and all(start < tag.end for start in later):
+        return tag  # "<answer>ORF: ATG...</answer>": what the tags enclose (a marker inside too)
     if box is not None and (marker is None or box.start > marker.start()):
         return box
     if marker is not None:
         return _after_marker(text, marker, to_end)
     return None
+
+
+def last_answer_tag(text: str) -> Span | None:
+    """What the last ``<answer>...</answer>`` encloses (any case, blank edges stripped),
+    or None."""
+    low = text.lower()
+    close = low.rfind("</answer>")
+    open_ = low.rfind("<answer>", 0, close) if close >= 0 else -1
+    if open_ < 0:
+        return None
+    body = text[open_ + len("<answer>") : close]
+    start = open_ + len("<answer>") + (len(body) - len(body.lstrip()))
+    content = body.strip()
+    return Span(content, start, start + len(content), "<answer> tags") if content else None
 
 
 def final_answer_or_last_line(text: str) -> Span | None:
@@ -423,13 +443,13 @@ def structured_answers(
     else:
         found.append((stripped, "the whole response"))
         if scope == "final":
-            span = final_answer(response, to_end=True)
+            span = final_answer(response, to_end=True, tags=False)
             if span is not None and span.text.strip() != stripped:
                 found.append((span.text.strip(), f"the final answer ({span.source})"))
         lead = len(found)
     if openers:
         outside = _without_fences(response) if blocks else response
-        span = final_answer(outside, to_end=True)
+        span = final_answer(outside, to_end=True, tags=False)
         region = span.text if span is not None else outside[-4000:]
         seen = {text for text, _ in found}
         for text in _inline_blocks(region, openers):

@@ -222,12 +222,13 @@ def _orf_verdict(inp: CheckInput, which: str, params: str) -> Verdict:
     reference = _orf_reference(question, response, which)
     if not claims and _NO_ORF_RE.search(response):
         return Verdict.passed(f"the response states that there is no {which} ORF{reference}")
+    written = [m.group() for m in _DNA_RUN_RE.finditer(response) if _is_orf_text(m.group())]
+    if written and not _LENGTH_ASKED_RE.search(question):
+        # the ORF itself is asked for: a length stated beside it, in any unit, is extra
+        return Verdict.passed(
+            f"the {which} ORF is written out ({clip(written[-1], 24)}){reference}"
+        )
     if not claims:
-        written = [m.group() for m in _DNA_RUN_RE.finditer(response) if _is_orf_text(m.group())]
-        if written and not _LENGTH_ASKED_RE.search(question):
-            return Verdict.passed(
-                f"the {which} ORF is written out ({clip(written[-1], 24)}){reference}"
-            )
         if written:
             return Verdict.failed(
                 f"the question asks for the length of the {which} ORF; the response writes an "

@@ -2,7 +2,7 @@
 
 ``general_number_response`` is judge-scored (``judged.py``; without an LLM judge the
 registry reports it unscored). Every other ``general_*`` constraint except the structured
-formats (``formats.py``), the wrappers (``wrappers.py``) and the answer position
+formats (``formats.py``, ``markup.py``), the wrappers (``wrappers.py``) and the answer position
 (``answer_position.py``) has one checker below. Each reads the requirement from
 ``parameters`` first, then from the question; when it cannot be read from either, the
 verdict is unscored with the reason, never a guess. Shared parsing lives in ``text.py``
@@ -43,8 +43,8 @@ Decision rules, one per constraint:
 * judge: pass iff the text in scope (default: whole response) stripped is "yes" or "no",
   any case, with at most one trailing period.
 
-The structured formats are in ``formats.py``, ``general_wrap_up`` in ``wrappers.py``,
-``general_response_structure`` in ``answer_position.py``.
+The structured formats are in ``formats.py`` and ``markup.py``, ``general_wrap_up`` in
+``wrappers.py``, ``general_response_structure`` in ``answer_position.py``.
 """
 
 from __future__ import annotations
@@ -54,6 +54,8 @@ import re
 from sci_tasks.metrics.constraints.answer_position import opening_answer
 from sci_tasks.metrics.constraints.answers import (
     code_blocks,
+    final_answer,
+    last_content_line,
     scoped_text,
 )
 from sci_tasks.metrics.constraints.base import (
@@ -108,6 +110,7 @@ _GIVEN_ASIDE_RE = re.compile(
 # 2\sin), a fraction of small integers inside a formula (1/2, \frac{1}{2}), a year
 # ("Monteith (1965)", "in 2019"), and a count ("3 steps", "6 carbon atoms").
 _POWER_BASE_RE = re.compile(r"[ \t]*(?:\^|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻])")
+_SPLIT_POWER_RE = re.compile(r"\}[ \t]*\^")  # "\text{(in the 10}^{-6}\text{ dilution)}"
 _GLUED_SYMBOL_RE = re.compile(r"(?:\\(?!times|cdot|quad|text|mathrm)[A-Za-z]|[A-Za-zα-ωΑ-Ω])")
 _SMALL_FRACTION_RE = re.compile(
     r"\\[dt]?frac\{[1-9]\}\{[1-9][0-9]?\}|(?<![0-9.])[1-9][ \t]*/[ \t]*[1-9][0-9]?(?![0-9.])"
@@ -130,11 +133,15 @@ _COUNT_WORDS_RE = re.compile(
 )
 
 
-# a coefficient: "2(380.00)", "2 \times n", "2\,HCl", "2 H2O" (a chemical formula: two
-# capitals or a capital and a digit, and no unit), a ratio "1:2", "p^2 + 2pq + q^2 = 1" (a
-# side of an identity)
+_PLURAL_NOUN_RE = re.compile(r"[ \t]+([a-z]{3,}s)\b(?![ \t]*(?:per|/)\b)")
+
+
+# a coefficient: "2(380.00)", "2 (3.10 \times 10^{1})" (one digit), "2 \times n", "2\,HCl",
+# "2 H2O" (a chemical formula: two capitals or a capital and a digit, and no unit), a ratio
+# "1:2", "p^2 + 2pq + q^2 = 1" (a side of an identity)
 _COEFFICIENT_RE = re.compile(
-    r"\(|[ \t]*(?:\\times|\\cdot|[×·*])[ \t]*[A-Za-zα-ωΑ-Ω(]"
+    r"\(|(?<=[^0-9.][0-9])[ \t]+\((?=[ \t]*[0-9.\\])"
+    r"|[ \t]*(?:\\times|\\cdot|[×·*])[ \t]*[A-Za-zα-ωΑ-Ω(]"
     r"|(?:\\[,;: ]|~|[ \t])*(?P<formula>[A-Z][A-Za-z0-9]*)"
 )
 _RATIO_RE = re.compile(r"(?<![0-9.])[0-9]{1,2}[ \t]*:[ \t]*[0-9]{1,2}(?![0-9.])")
@@ -152,6 +159,8 @@ def _coefficient(text: str, x: Number) -> bool:
         sum(c.isupper() for c in m["formula"]) >= 2 or re.search(r"[A-Z][a-z]?\d", m["formula"])
     ):
         return not parse_unit(m["formula"])
+    if len(x.text) > 1:  # an identity's constant is one digit ("= 1"); "= 750" is a value
+        return False
     # LaTeX command names (\times, \frac) are no letters of a side
     before = _LATEX_COMMAND_RE.sub(" ", text[max(0, x.start - 60) : x.start])
     side = _IDENTITY_SIDE_RE.search(before)
@@ -165,6 +174,8 @@ def _never_in_scope(text: str, x: Number) -> bool:
         return False
     if _POWER_BASE_RE.match(text, x.end) and x.mantissa != "10":
         return True
+    if x.mantissa == "10" and _SPLIT_POWER_RE.match(text, x.end):
+        return True  # a power of ten whose exponent a closing \text brace parts from it
     if _GLUED_SYMBOL_RE.match(text, x.end) or _coefficient(text, x):
         return True
     window = text[max(0, x.start - 10) : x.end + 6]
@@ -180,12 +191,18 @@ def _never_in_scope(text: str, x: Number) -> bool:
         or _TIMES_AFTER_RE.match(text, x.end)
     ):
         return True  # "× 100" to a percentage, "/ 1000" to kilometres: an exact factor
-    return bool(_COUNT_WORDS_RE.match(text, x.end))
+    if _COUNT_WORDS_RE.match(text, x.end):
+        return True
+    # "a deviation of 10 plants", "400 cells": a whole number of things (a plural noun
+    # that is no unit) is a count
+    noun = _PLURAL_NOUN_RE.match(text, x.end)
+    return bool(noun and "." not in x.text and not parse_unit(noun[1]))
 
 
 def _written(x: Number) -> str:
-    """A number as written, spacing and LaTeX's thousands separator aside."""
-    return x.text.replace(" ", "").replace("{,}", ",")
+    """A number as written, spacing, LaTeX's thousands separator and a plus sign aside
+    ("+23.44°" in the question is the reply's "23.44°")."""
+    return x.text.replace(" ", "").replace("{,}", ",").lstrip("+")
 
 
 def _answer_numbers(text: str, scope: str, question: str = "") -> list[Number]:
@@ -245,6 +262,46 @@ def decimal_annotation(inp: CheckInput) -> Verdict:
     )
 
 
+_EXPONENT_RE = re.compile(
+    r"(?:10[ \t]*\^[ \t]*\{?[ \t]*|[eE])([-+−]?[0-9]+)|10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)"
+)
+_SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺−", "0123456789-+-")
+
+
+def _value(x: Number) -> float | None:
+    """The number's value (a power-of-ten exponent applied), or None when unread."""
+    try:
+        value = float(x.mantissa)
+        if x.scientific:
+            m = _EXPONENT_RE.search(x.text, len(x.text) - len(x.text.lstrip()))
+            if m is None:
+                return None
+            value *= 10.0 ** int((m[1] or m[2]).translate(_SUPERSCRIPT_DIGITS))
+    except (ValueError, OverflowError):
+        return None
+    return value
+
+
+def _also_scientific(x: Number, answer: list[Number]) -> bool:
+    """``x`` (plain, in the working) has the value of a number the answer statement writes
+    in scientific notation, equal to the precision ``x`` is written with (docs/labelling.md
+    rule 3: the reported value "≈ 0.949 km³" in a step, "9.49e-1" in the answer's CSV)."""
+    value = _value(x)
+    if not value:
+        return False
+    for other in answer:
+        if other.scientific and (known := _value(other)) is not None:
+            if abs(known - value) <= 0.5 * 10.0**-x.decimals + 1e-12 * abs(value):
+                return True
+    return False
+
+
+# "1 km³ = 1 × 10⁹ m³": the 1 of a unit conversion is an exact constant, no reported value
+_CONVERSION_ONE_RE = re.compile(
+    r"[ \t]*(?:\\[ ,;]|~)?[ \t]*[^\s=0-9][^=\n]{0,24}?=[ \t]*[^\n]{0,12}?10"
+)
+
+
 @register("general_scientific_annotation")
 def scientific_annotation(inp: CheckInput) -> Verdict:
     scope = input_scope(inp, _SCIENTIFIC_KEY, default="final")
@@ -252,13 +309,21 @@ def scientific_annotation(inp: CheckInput) -> Verdict:
     numbers = _answer_numbers(text, scope, inp.question or "")
     if not numbers:
         return Verdict.failed(f"no number found in {where}")
-    plain = [x.text for x in numbers if not x.scientific]
+    statement = final_answer(text) if scope == "whole" else None  # a marked answer only
+    answer = [x for x in numbers if statement and statement.start <= x.start < statement.end]
+    plain = [
+        x.text
+        for x in numbers
+        if not x.scientific
+        and not (x.mantissa == "1" and _CONVERSION_ONE_RE.match(text, x.end))
+        and not (x not in answer and _also_scientific(x, answer))
+    ]
     if plain:
         return Verdict.failed(
             f"{len(plain)} of {plural(len(numbers), 'number')} in {where} not in scientific "
             f"notation: {show_items(plain)}"
         )
-    off = [x.text for x in numbers if not x.normalized]
+    off = [x.text for x in numbers if x.scientific and not x.normalized]
     if off:
         return Verdict.failed(f"mantissa outside [1, 10) in {where}: {show_items(off)}")
     return Verdict.passed(
@@ -272,6 +337,7 @@ _UPPER_KEY = re.compile(r"upper[ \t-]*case|capital|\bcaps\b|block[ \t]+letters",
 _LOWER_KEY = re.compile(r"lower[ \t-]*case|small[ \t]+letters|no[ \t]+capital", re.I)
 _LATEX_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
 _LATEX_ENVIRONMENT_RE = re.compile(r"\\(?:begin|end|BEGIN|END)[ \t]*\{[A-Za-z*]{1,20}\}")
+_XML_PROLOG_RE = re.compile(r"<\?[^<>\n]{0,200}\?>|<![A-Za-z][^<>\n]{0,200}>")
 _FENCE_INFO_RE = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*", re.M)
 
 
@@ -316,6 +382,8 @@ def _letter_case(inp: CheckInput, upper: bool) -> Verdict:
         text = _LATEX_COMMAND_RE.sub(" ", _LATEX_ENVIRONMENT_RE.sub(" ", read_latex(text)))
     if "```" in text or "~~~" in text:  # so is a code fence's language tag
         text = _FENCE_INFO_RE.sub(" ", text)
+    if "<?" in text or "<!" in text:  # an XML declaration or DOCTYPE is markup too
+        text = _XML_PROLOG_RE.sub(" ", text)
     wanted = "uppercase" if upper else "lowercase"
     wrong_case = str.islower if upper else str.isupper
     # counted with map() in C: a Python loop over every character is the slow part
@@ -387,9 +455,22 @@ _YES_NO_RE = re.compile(r"(yes|no)\.?", re.I)
 _EMPHASIS_RE = re.compile(r"[*_`{}$]|\\(?:boxed|textbf|text)(?=\{)")
 
 
+# "the last line of your response must contain only Yes or No", "end your response with a
+# final line containing only the word Yes or No": the answer is that line, the explanation
+# above it is asked for
+_LAST_LINE_RE = re.compile(
+    r"\b(?:last|final|closing)[ \t]+line\b|\bend[ \t]+(?:your[ \t]+(?:response|answer|reply)"
+    r"[ \t]+)?with[ \t]+(?:a|one)[ \t]+(?:final[ \t]+|separate[ \t]+)?line\b",
+    re.I,
+)
+
+
 @register("general_judge")
 def judge(inp: CheckInput) -> Verdict:
     text, where = scoped_text(inp.response, input_scope(inp, _JUDGE_KEY))
+    said = [clean_parameters(inp.parameters), *sentences_matching(inp.question or "", _JUDGE_KEY)]
+    if any(_LAST_LINE_RE.search(s) for s in said) and (line := last_content_line(inp.response)):
+        text, where = line.text, "the last line (where the question puts the answer)"
     answer = text.strip()
     if _yes_or_no(answer):
         return Verdict.passed(f"{where} is exactly {answer!r}")

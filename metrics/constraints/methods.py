@@ -424,7 +424,19 @@ def _relation_evidence(method: Method, view: _ResponseView) -> str | None:
     return None
 
 
-def _literal_evidence(alt: str, view: _ResponseView) -> str | None:
+def _relation_evidence_of(text: str, view: _ResponseView) -> str | None:
+    """ "exponential discharge law V(t) = V0 e^{-t/RC}", "noon solar elevation formula:
+    elevation = 90° − latitude + declination": the relation as the requirement writes it,
+    without the method's name before it."""
+    relation = _RELATION_RE.search(text)
+    if relation is None or not relation.start():
+        return None
+    if len(content_words(relation.group())) >= 2:  # a relation in words: "elevation = ..."
+        return _literal_evidence(relation.group(), view)
+    return _formula_evidence(relation.group(), view)  # symbols: only as a formula
+
+
+def _formula_evidence(alt: str, view: _ResponseView) -> str | None:
     if _FORMULA_CHARS_RE.search(alt):
         regex = formula_regex((alt,))
         if regex is not None:
@@ -432,9 +444,14 @@ def _literal_evidence(alt: str, view: _ResponseView) -> str | None:
             if f:
                 return f"formula {clip(f, 30)!r}"
         if "=" in alt:
-            found = _structure_evidence((alt,), view)
-            if found:
-                return found
+            return _structure_evidence((alt,), view)
+    return None
+
+
+def _literal_evidence(alt: str, view: _ResponseView) -> str | None:
+    found = _formula_evidence(alt, view)
+    if found:
+        return found
     words = content_words(alt)
     if not words:
         return None
@@ -451,12 +468,15 @@ def _item_evidence(item: _Item, view: _ResponseView) -> str | None:
         if found:
             return found
     for alt in item.alternatives:
-        found = _literal_evidence(alt, view)
+        found = _literal_evidence(alt, view) or _relation_evidence_of(alt, view)
         if found:
             return found
     if item.methods and "=" in item.text:  # "photoelectric equation E_B = hν − E_K − φ"
-        return _structure_evidence((item.text,), view)
+        return _structure_evidence((item.text,), view) or _relation_evidence_of(item.text, view)
     return None
+
+
+_RELATION_RE = re.compile(r"[^\s:]+[ \t]*=[^=\n]+$")  # the last token before "=", and on
 
 
 def _span_evidence(item: _Item, span: str) -> str | None:

@@ -11,7 +11,9 @@ Ranks, strongest first (``Rank``):
   label naming the format ("SMILES: ...", "**SMILES**: `...`", "The SMILES string is ...",
   "SELFIES: ...", "IUPAC name: ...", "systematic name is ..."), a ``smiles`` / ``selfies``
   code fence, the last ``\\boxed{}``, the final answer after an answer marker
-  (``answers.final_answer``), or the whole response when it is a single token.
+  (``answers.final_answer``), or the whole response when it is a single token. The final
+  answer (box or marker) comes first: a label earlier in a worked answer may name an
+  intermediate or the starting material.
 * STRONG: "Molecule: ...", "The compound / product / structure is ...", a one-line code
   fence, a line holding nothing but one SMILES token (Markdown bullets, bold, backticks and
   quotes stripped; the prose shape rule below applies, so a line "NO" is not a molecule) or
@@ -246,6 +248,16 @@ def _scan(response: str, fmts: tuple[str, ...], names_in_prose: bool) -> tuple[C
     out = Collector(fmts)
     text = response or ""
 
+    # DECISIVE, first: the final answer (the last box, or the line after the last answer
+    # marker) is the response's own statement of its answer, so a molecule a label names
+    # earlier ("the alcohol (SMILES: CC(O)c1ccccc1)") is an intermediate, not the answer.
+    answer = final_answer(text)
+    if answer is not None and answer.text.strip():
+        boxed = answer.source == "\\boxed{}"
+        out.value(answer.text, None, "\\boxed{}" if boxed else "final answer", Rank.DECISIVE)
+    box = last_boxed(text)
+    if box is not None:  # a box before the last answer marker
+        out.value(box.text, None, "\\boxed{}", Rank.DECISIVE)
     # DECISIVE: structured answers (JSON / Python literals) with molecule keys or items.
     for body, _where in _structured_sources(text):
         obj = _structured(body)
@@ -271,12 +283,6 @@ def _scan(response: str, fmts: tuple[str, ...], names_in_prose: bool) -> tuple[C
             body = block.body.strip()
             if body and "\n" not in body:
                 out.value(body, block.lang, f"```{block.lang}``` block", Rank.DECISIVE)
-    box = last_boxed(text)
-    if box is not None:
-        out.value(box.text, None, "\\boxed{}", Rank.DECISIVE)
-    answer = final_answer(text)
-    if answer is not None and answer.source != "\\boxed{}" and answer.text.strip():
-        out.value(answer.text, None, "final answer", Rank.DECISIVE)
     whole = text.strip()
     if whole and not SPACE_RE.search(whole):
         out.value(whole, None, "the whole response", Rank.DECISIVE)

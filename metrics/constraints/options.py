@@ -191,6 +191,17 @@ def _option_hits(
             pattern = re.compile(rf"{esc}(?<!\w{esc})(?!\w)")
             patterns.append((pattern, text if case_sensitive else lowered))
     abbreviation = _OPTION_ABBREVIATION_RE.search(option.text or "")
+    full = option.text[: abbreviation.start()].strip() if abbreviation else ""
+    if (
+        len(full) >= 4
+        and (haystack := text if case_sensitive else lowered).find(
+            wanted := full if case_sensitive else full.lower()
+        )
+        >= 0
+    ):
+        # ... and by its full name without the bracketed abbreviation
+        esc = re.escape(wanted)
+        patterns.append((re.compile(rf"{esc}(?<!\w{esc})(?!\w)(?![ \t]*\()"), haystack))
     if abbreviation and abbreviation.group(1) in text:
         # "Differential scanning calorimetry (DSC)" is named by "DSC" too (exact case)
         abbr = re.escape(abbreviation.group(1))

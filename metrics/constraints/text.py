@@ -116,7 +116,7 @@ _WEAK_WHOLE_RE = re.compile(
     r"|only[ \t]+(?:output|respond|reply|return|write|provide|give|print)"
     r"|nothing[ \t]+else"
     r"|no[ \t]+(?:other|additional|extra)[ \t]+(?:text|words?|explanation|content)"
-    r"|(?:all|every|each|any)(?:[ \t]+of)?(?:[ \t]+(?:the|your))?"
+    r"|(?:all|every|any|each(?![ \t]+(?:value|result|quantit)))(?:[ \t]+of)?(?:[ \t]+(?:the|your))?"
     r"(?:[ \t]+(?:reported|computed|calculated|stated|intermediate|numerical))?"
     r"[ \t]+(?:numbers?|numerical|numeric|values?|quantit(?:y|ies)|results?|calculations?|"
     r"text|outputs?|responses?|content|steps?|words?|letters?|sentences?))\b",

@@ -14,9 +14,12 @@ What it guarantees (spec ``judges.md``):
 * a disk cache of the server's raw replies, keyed by judge model + full prompt + image
   hashes + decoding settings + schema + attempt number: re-scoring the same outputs makes
   zero calls and reaches the same verdicts;
-* bounded concurrency; retries by tenacity, with exponential backoff that honours
-  ``Retry-After`` on 429 / 5xx and retries timeouts; every call has a timeout and a bounded
-  number of attempts, so a run never hangs; each failure keeps its true reason;
+* bounded concurrency: at most ``concurrency`` calls of one client in flight, however many
+  threads score at once, and a question asked again while its first ask is in flight waits
+  for that ask's reply instead of racing it to the server; retries by tenacity, with
+  exponential backoff that honours ``Retry-After`` on 429 / 5xx and retries timeouts;
+  every call has a timeout and a bounded number of attempts, so a run never hangs; each
+  failure keeps its true reason;
 * nothing a server sends takes a run down: an HTTP 200 body that is not a chat completion
   is retried, then unscored as ``malformed reply: ...``; a cache folder that cannot be
   written is skipped with one warning; after ``unavailable_after`` consecutive connection
@@ -38,7 +41,7 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import openai
@@ -103,6 +106,8 @@ class JudgeClient:
         self.config = config
         self.calls = 0  # requests actually sent (cache misses x attempts)
         self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(config.concurrency)  # calls in flight
+        self._asking: dict[str, Future[JudgeReply]] = {}  # questions in flight, by cache key
         self._http = openai.OpenAI(
             base_url=config.base_url,
             # The key is read from the named variable; absent keys still send a placeholder
@@ -135,9 +140,27 @@ class JudgeClient:
         the first time the run asks it (``usage``)."""
         ledger = usage.current()
         try:
-            first = ledger.first_ask(request.role, self.cache_key(request))
+            key = self.cache_key(request)
         except Exception:  # an unreadable image: _ask reports it, as a question of its own
-            first = True
+            return self._answered(request, ledger, first=True)
+        with self._lock:
+            asked = self._asking.get(key)
+            if asked is None:
+                mine = self._asking[key] = Future()
+        if asked is not None:  # the same question in flight from another thread: its reply
+            return asked.result()
+        try:
+            reply = self._answered(request, ledger, ledger.first_ask(request.role, key))
+            mine.set_result(reply)
+            return reply
+        except BaseException as exc:
+            mine.set_exception(exc)
+            raise
+        finally:
+            with self._lock:
+                del self._asking[key]
+
+    def _answered(self, request: JudgeRequest, ledger: usage.Ledger, first: bool) -> JudgeReply:
         reply = self._ask(request)
         if first:
             ledger.answered(request.role, self.config.model, reply.ok, reply.cached)
@@ -333,12 +356,13 @@ class JudgeClient:
 
     def _call(self, request: JudgeRequest, attempt: int = 1) -> str:
         ledger = usage.current()
-        ledger.call_started(request.role, retry=attempt > 1)
-        tokens: tuple[int, int] | None = None
-        try:
-            content, tokens = self._send(request)
-        finally:
-            ledger.call_ended(request.role, tokens)
+        with self._slots:  # at most ``concurrency`` calls in flight, from any thread
+            ledger.call_started(request.role, retry=attempt > 1)
+            tokens: tuple[int, int] | None = None
+            try:
+                content, tokens = self._send(request)
+            finally:
+                ledger.call_ended(request.role, tokens)
         return content
 
     def _send(self, request: JudgeRequest) -> tuple[str, tuple[int, int] | None]:

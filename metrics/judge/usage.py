@@ -9,8 +9,8 @@ its own with ``start`` (sci-eval per job, sci-score per re-score). Counting rule
   request count equals it, but for attempts that never connected), ``retried`` of them
   repeated an earlier attempt of the same question;
 * ``requests``: distinct judge questions of the run (one verdict each), counted on the first
-  ask only: the prefetch sends a question and scoring asks it again, and that second ask
-  is no new request; ``cached`` of them were answered from the judge cache without a call
+  ask only: the same question asked again (two samples or two checks asking it) is no new
+  request; ``cached`` of them were answered from the judge cache without a call
   (an earlier run, or the killed run a resume continues), ``failed`` got no verdict (a
   reply served from the cache is counted as cached whatever its verdict; a failure read
   from an earlier run's cache is asked again, so it is counted as the new call's outcome);
@@ -49,7 +49,7 @@ class RoleUsage:
 
 
 class Ledger:
-    """One run's judge usage; thread-safe (the prefetch pool and sci-score's pool report)."""
+    """One run's judge usage; thread-safe (scoring's threads report, ``sci_tasks.scoring``)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

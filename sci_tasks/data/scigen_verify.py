@@ -87,7 +87,6 @@ BENCHMARK = Benchmark(
     title="SciGen-Verify",
     splits=tuple(f"scigen_verify_{c}" for c in CATEGORIES),
     report="sci_tasks.report.scigen_verify",
-    judge_work="sci_tasks.hooks.scigen_verify:judge_work",
     # explanation and edit judgements; SciGen-Rubric's match matrix (metrics.judge.usage)
     judge_roles=("verification", "rubric"),
     metrics=(

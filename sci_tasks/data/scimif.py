@@ -82,7 +82,6 @@ BENCHMARK = Benchmark(
     splits=tuple(f"scimif_{short}" for short in SHORT.values()),
     report="sci_tasks.report.scimif",
     leaderboard="sci_tasks.report.scimif_leaderboard",
-    judge_work="sci_tasks.hooks.scimif:judge_work",
     judge_roles=("constraints", "correctness"),
     metrics=(
         MetricSpec(

@@ -1,24 +1,17 @@
-"""lm-eval glue for SciGen-Verify and SciGen-Rubric: prompts, images, targets and the judge
-work of their scoring.
+"""lm-eval glue for SciGen-Verify and SciGen-Rubric: prompts, images and targets.
 Loading: ``sci_tasks.data.scigen_verify``; scoring: ``sci_tasks.metrics.verify`` and
 ``sci_tasks.metrics.rubric``."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from functools import partial
 from typing import Any
 
 from PIL import Image
 
 from sci_tasks.images import open_images
-from sci_tasks.metrics import rubric, verify
-from sci_tasks.metrics.judge.prefetch import Units
-from sci_tasks.metrics.judge.usage import RUBRIC, VERIFICATION
 from sci_tasks.metrics.verify import edit_images
 from sci_tasks.prompts import render, with_image_placeholders
-from sci_tasks.run_settings import RunSettings
 
 
 def doc_to_text(doc: dict[str, Any]) -> str:
@@ -47,15 +40,3 @@ def rubric_doc_to_target(doc: dict[str, Any]) -> str:
     """The gold rules as a one-criterion rubric (a reference for logs, not a scoring target)."""
     criteria = [{"criterion": "gold rules", "weight": 10, "checking_points": doc["gold_rules"]}]
     return json.dumps({"criteria": criteria}, ensure_ascii=False)
-
-
-def judge_work(doc: Mapping[str, Any], response: str, settings: RunSettings) -> Units:
-    """The benchmark's ``judge_work``: a rubric record (``gold_rules``) asks its match
-    matrix; a verification record its explanation and edit questions."""
-    if "gold_rules" in doc:
-        yield RUBRIC, partial(rubric.score_rubric, doc, response)
-    else:
-        yield (
-            VERIFICATION,
-            partial(verify.score_sample, doc, response, budget=settings.image_budget),
-        )

@@ -1,5 +1,5 @@
-"""Cascade questions (issue 29) go through the judge prefetch: sent concurrently within the
-judge's concurrency before scoring, with the verdicts of a one-at-a-time run. A real
+"""Cascade questions (issue 29) are asked as samples are scored in one pass, concurrently
+within the judge's concurrency, with the verdicts of a one-at-a-time run. A real
 loopback server (a stdlib scripted server) counts what it sees; nothing is timed."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class CascadeJudge:
                 self.in_flight -= 1
 
 
-def test_cascade_questions_are_prefetched_concurrently_with_the_sequential_verdicts(
+def test_cascade_questions_are_asked_concurrently_with_the_sequential_verdicts(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
     data = method_records(tmp_path / "scimif", RECORDS)
@@ -72,7 +72,7 @@ def test_cascade_questions_are_prefetched_concurrently_with_the_sequential_verdi
     # (every record has the same response, so the rule's extraction question is the same)
     assert seen[1][:2] == seen[8][:2] == (RECORDS + 1, RECORDS)
     assert seen[1][2] == 1  # one at a time
-    assert 1 < seen[8][2] <= 8  # sent together by the prefetch, within judge.concurrency
+    assert 1 < seen[8][2] <= 8  # samples scored at once, within judge.concurrency
     one, eight = (
         [s["record"]["constraints"] for s in samples_of(tmp_path / f"run{c}", "scimif_chem")]
         for c in (1, 8)
