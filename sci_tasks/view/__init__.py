@@ -14,9 +14,9 @@ No server and no network: CSS and JS are inline, the data is one JSON block that
 page's script reads with ``JSON.parse`` and puts on the page as text only (``textContent``),
 so a response holding ``</script>`` or ``<img onerror=...>`` is shown, never run.
 
-Parts by job: ``runs`` (the folders read through ``sci_tasks.run_folder``, and what their
-numbers are), ``sample`` (one logged sample as the page shows it), ``page`` (summaries, the
-page data as named fields, the rendering); this module is the command.
+Parts by job: reading the runs and their samples is ``sci_tasks.logged`` (shared with
+sci-agree, below both commands); ``page`` makes the summaries, the page data as named
+fields and the rendering; this module is the command.
 """
 
 from __future__ import annotations
@@ -26,18 +26,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sci_tasks import stats
-from sci_tasks.view.page import (
-    PAGE_SIZE,
-    build_page,
-    csp_hash,
-    headlines,
-    page_data,
-    script_json,
-    summary_rows,
-    unpaired_runs,
-)
-from sci_tasks.view.runs import Run, caveats, find_runs, is_bundled, read_run, run_caveats
-from sci_tasks.view.sample import (
+from sci_tasks.logged.runs import Run, caveats, find_runs, is_bundled, read_run, run_caveats
+from sci_tasks.logged.samples import (
     GIVEN_CHECKS,
     _first,
     checks_of,
@@ -48,6 +38,16 @@ from sci_tasks.view.sample import (
     thumbnail,
     values_of,
     verdict_of,
+)
+from sci_tasks.view.page import (
+    PAGE_SIZE,
+    build_page,
+    csp_hash,
+    headlines,
+    page_data,
+    script_json,
+    summary_rows,
+    unpaired_runs,
 )
 
 __all__ = [

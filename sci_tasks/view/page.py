@@ -16,9 +16,8 @@ import jinja2
 from markupsafe import Markup
 
 from sci_tasks import benchmarks, stats
-from sci_tasks.outputs import json_text, metric_keys
-from sci_tasks.view.runs import Run, caveats, run_caveats
-from sci_tasks.view.sample import (
+from sci_tasks.logged.runs import Run, caveats, run_caveats
+from sci_tasks.logged.samples import (
     NO_JUDGE,
     _first,
     _text,
@@ -30,6 +29,7 @@ from sci_tasks.view.sample import (
     thumbnail,
     values_of,
 )
+from sci_tasks.outputs import json_text, metric_keys
 
 TEMPLATE = "view.jinja"
 

@@ -15,7 +15,7 @@ from typing import Any
 from sci_tasks import benchmarks
 from sci_tasks.benchmarks import Check
 from sci_tasks.data.jsonl import DETAIL
-from sci_tasks.view.runs import Run
+from sci_tasks.logged.runs import Run
 
 THUMB = 256  # pixels, longest side of an embedded image (shown at most 220 px wide)
 
