@@ -101,21 +101,35 @@ def tests_of(pytest: str, path: str, env: dict[str, str]) -> list[str]:
 
 @nox.session(python="3.11")
 def lint(session: nox.Session) -> None:
-    session.install("ruff>=0.6")
+    """ruff, then the import contracts of pyproject.toml (layers that import only downward,
+    no cycle) on the package as `pip install .` lays it out, as mypy reads it."""
+    session.install("ruff>=0.6", "import-linter>=2.1")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    installed = installed_copy(session)
+    with session.chdir(installed.parent):  # import sci_tasks from that copy, not the checkout
+        config = str(ROOT / "pyproject.toml")
+        session.run("lint-imports", config, env={"PYTHONPATH": str(installed)})
+
+
+def installed_copy(session: nox.Session) -> Path:
+    """The package installed, without dependencies, into a folder of the session's tmp:
+    setuptools maps metrics/, conf/ and templates/ into it, which tools that read the source
+    (mypy, import-linter) cannot follow in an editable install."""
+    tmp = Path(session.create_tmp()).resolve()  # absolute: read after a chdir
+    installed = tmp / "sci-tasks-installed"
+    shutil.rmtree(installed, ignore_errors=True)
+    session.run("python", "-m", "pip", "install", "-q", "--no-deps", "--target", str(installed),
+                str(ROOT))  # fmt: skip
+    return installed
 
 
 def check_types(session: nox.Session) -> None:
     """mypy on the package as `pip install .` lays it out (a copy under the session's tmp):
     mypy cannot follow setuptools' editable mapping of metrics/, conf/ and templates/. The
     dependencies (torch, lm-eval...) are the environment's."""
-    tmp = Path(session.create_tmp()).resolve()  # absolute: MYPYPATH is read after the chdir
-    installed = tmp / "sci-tasks-installed"
-    shutil.rmtree(installed, ignore_errors=True)
-    session.run("python", "-m", "pip", "install", "-q", "--no-deps", "--target", str(installed),
-                str(ROOT))  # fmt: skip
-    with session.chdir(tmp):  # import sci_tasks from that copy, not from the checkout
+    installed = installed_copy(session)
+    with session.chdir(installed.parent):  # import sci_tasks from that copy, not the checkout
         config = str(ROOT / "pyproject.toml")
         session.run(
             "mypy", "--config-file", config, "-p", "sci_tasks", env={"MYPYPATH": str(installed)}

@@ -23,7 +23,7 @@ from pathlib import Path
 import sci_tasks
 from sci_tasks.metrics.constraints.registry import CheckInput, Kind, evaluate, registered, resolve
 
-SAMPLES = Path(sci_tasks.__file__).parent / "samples" / "scimif"
+SAMPLES = Path(sci_tasks.__file__).parent / "benchmarks" / "scimif" / "samples"
 PIECE = (
     "Using the ideal gas law, p = nRT/V = 0.250 × 8.314 × 273.15 / 0.00560 = 101.38 kPa. "
     "The band gap is 1.12 eV and the slope 3.5 × 10^{-2} m/s^2.\n"

@@ -41,12 +41,12 @@ from pathlib import Path
 from typing import Any
 
 import sci_tasks
-from sci_tasks.metrics import scimif
+from sci_tasks.benchmarks.scigen_verify.parse import parse_verification
+from sci_tasks.benchmarks.scimif import metrics as scimif
+from sci_tasks.benchmarks.spm_bench.parse import parse_response
 from sci_tasks.metrics.constraints.catalogue import Kind
 from sci_tasks.metrics.constraints.registry import canonical_name, resolve
 from sci_tasks.metrics.reply import normalise_reply
-from sci_tasks.metrics.spm_parse import parse_response
-from sci_tasks.metrics.verify_parse import parse_verification
 
 CORPUS = Path(__file__).resolve().parent / "realistic"
 SCIMIF_PARTS = (
@@ -180,9 +180,9 @@ def errors(items: Iterable[Item], split: str) -> None:
 
 def _spm_option_texts() -> dict[str, list[str]]:
     """The option texts of the bundled SPM-Bench samples the replies answer, by record id."""
-    from sci_tasks.data.spm_bench import read_folder  # the benchmark's own reader
+    from sci_tasks.benchmarks.spm_bench.loader import read_folder  # the benchmark's own reader
 
-    folder = Path(sci_tasks.__file__).parent / "samples" / "spm_bench"
+    folder = Path(sci_tasks.__file__).parent / "benchmarks" / "spm_bench" / "samples"
     return {doc["id"]: doc["options"] for doc in read_folder(folder, bundled=True)}
 
 

@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from sci_tasks.benchmarks.scigen_verify.parse import parse_verification
+from sci_tasks.benchmarks.scigen_verify.rubric import parse_rubric
+from sci_tasks.benchmarks.spm_bench.parse import parse_response
 from sci_tasks.metrics.reply import normalise_reply
-from sci_tasks.metrics.rubric import parse_rubric
-from sci_tasks.metrics.spm_parse import parse_response
-from sci_tasks.metrics.verify_parse import parse_verification
 
 PARSERS: dict[str, Callable[[str], Any]] = {
     "normalise_reply": normalise_reply,

@@ -82,7 +82,7 @@ def build(folder: Path, width: int, height: int) -> int:
         datasets.Dataset.from_dict(batch, features=features).to_parquet(
             str(folder / "data" / f"test-{shard:05d}-of-99999.parquet")
         )
-    from sci_tasks.data.scimif import HUB_CARD
+    from sci_tasks.benchmarks.scimif.loader import HUB_CARD
 
     (folder / "README.md").write_text(HUB_CARD, encoding="utf-8")
     return n_images
@@ -93,7 +93,7 @@ def load(folder: Path) -> None:
     import datasets
 
     datasets.disable_progress_bars()
-    from sci_tasks.data import scimif
+    from sci_tasks.benchmarks.scimif import loader as scimif
     from sci_tasks.data.locate import locate
 
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

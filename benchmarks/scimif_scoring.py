@@ -18,8 +18,8 @@ import os
 import random
 import time
 
-from sci_tasks.data import scimif as data
-from sci_tasks.metrics import scimif
+from sci_tasks.benchmarks.scimif import loader as data
+from sci_tasks.benchmarks.scimif import metrics as scimif
 from sci_tasks.metrics.constraints import registry
 
 COUNTS = {"chemistry": 518, "geography": 523, "biology": 493, "material": 497, "physics": 496}

@@ -5,7 +5,7 @@ its form. This script scores every rule / RDKit / extraction-checked constraint 
 of the project's own release-shaped records and prints the share left unscored, with every
 reason, so a reader can judge each one:
 
-* the bundled samples (``sci_tasks/samples/scimif``), each scored against its compliant
+* the bundled samples (``sci_tasks/benchmarks/scimif/samples``), each scored against its compliant
   response where ``tests/cases/bundled_compliant_responses.json`` has one, else against its
   reference answer (whether a requirement can be read does not depend on the response);
 * the data-driven release-form cases (``tests/cases/*_release_forms.json[l]``), each with
@@ -28,7 +28,7 @@ from sci_tasks.metrics.constraints.registry import CheckInput, Kind, evaluate, r
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "tests" / "cases"
-SAMPLES = Path(sci_tasks.__file__).parent / "samples" / "scimif"
+SAMPLES = Path(sci_tasks.__file__).parent / "benchmarks" / "scimif" / "samples"
 RULE_KINDS = (Kind.RULE, Kind.RDKIT, Kind.EXTRACT)
 LIMIT = 0.10  # the most a constraint may leave unscored where the requirement is there
 # Case rows whose file expects "unscored" and says why, and bundled records whose blind

@@ -36,7 +36,7 @@ if target:
     sys.path.insert(0, target)
 sys.path.insert(0, {benchmarks!r})
 import scimif_scoring
-from sci_tasks.metrics import scimif
+from sci_tasks.benchmarks.scimif import metrics as scimif
 samples = scimif_scoring.synthetic_samples()
 for _ in range(runs + 1):
     for doc, response in samples:
@@ -74,9 +74,9 @@ def install_revision(rev: str, into: Path) -> str:
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
                        check=False, capture_output=True)  # fmt: skip
-    samples = site / "sci_tasks" / "samples" / "scimif"
+    samples = site / "sci_tasks" / "benchmarks" / "scimif" / "samples"
     shutil.rmtree(samples, ignore_errors=True)
-    shutil.copytree(ROOT / "sci_tasks" / "samples" / "scimif", samples)
+    shutil.copytree(ROOT / "sci_tasks" / "benchmarks" / "scimif" / "samples", samples)
     return str(site)
 
 

@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # for tests.*
 from tests.misbehaving import completion  # noqa: E402  (the one chat-completion body)
 
-BUNDLED = ROOT / "sci_tasks" / "samples" / "scimif"
+BUNDLED = ROOT / "sci_tasks" / "benchmarks" / "scimif" / "samples"
 DISCIPLINES = ("chemistry", "geography", "life", "materials", "physics")
 KEY = "view-scale-key"  # the stdlib server checks nothing; lm-eval wants a key
 

@@ -3,7 +3,7 @@
 Stock lm-eval 0.4.13 has no task plugin mechanism, so the package hands lm-eval its task
 folder: pass ``include_path()`` to ``lm_eval --include_path``, run ``sci-lm-eval``, or use
 ``task_manager()`` with ``lm_eval.simple_evaluate``. The ``lm_eval.tasks`` entry point names
-the package ``sci_tasks.tasks``, whose folder lm-eval's plugin discovery (PR #4015) scans.
+the package ``sci_tasks.benchmarks``, whose folder lm-eval's plugin discovery (PR #4015) scans.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ _quiet()
 
 def include_path() -> str:
     """The folder holding every sci-tasks task YAML (pass it to lm-eval's ``--include_path``):
-    the folder of ``sci_tasks.tasks``, the package the ``lm_eval.tasks`` entry point names."""
-    return str(files("sci_tasks.tasks"))
+    the folder of ``sci_tasks.benchmarks``, the package the ``lm_eval.tasks`` entry point names."""
+    return str(files("sci_tasks.benchmarks"))
 
 
 def embedded_model() -> str:
@@ -41,7 +41,7 @@ def embedded_model() -> str:
     from omegaconf import OmegaConf
 
     from sci_tasks.cache import cache_root
-    from sci_tasks.resolvers import gguf_model
+    from sci_tasks.models import gguf_model
 
     source = files("sci_tasks.conf").joinpath("model", "smollm2_cpu.yaml").read_text("utf-8")
     gguf = OmegaConf.create(source).gguf
@@ -50,12 +50,12 @@ def embedded_model() -> str:
 
 def task_folders() -> list[str]:
     """Every task folder lm-eval is to index: ours, then each registered benchmark's own
-    that lies outside it (a plugin's, ``sci_tasks.benchmarks``), as TaskManager's
+    that lies outside it (a plugin's, ``sci_tasks.registry``), as TaskManager's
     ``include_path``."""
-    from sci_tasks import benchmarks
+    from sci_tasks import registry
 
     ours = Path(include_path()).resolve()
-    theirs = (b.task_folder().resolve() for b in benchmarks.all_benchmarks())
+    theirs = (b.task_folder().resolve() for b in registry.all_benchmarks())
     return [include_path(), *dict.fromkeys(str(f) for f in theirs if not f.is_relative_to(ours))]
 
 

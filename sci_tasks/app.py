@@ -41,7 +41,8 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig
 
-from sci_tasks import manifest, resolvers
+from sci_tasks import manifest, models
+from sci_tasks import resolvers as _resolvers  # noqa: F401  (registers the configs' resolvers)
 from sci_tasks.config_errors import one_line_errors
 from sci_tasks.metrics.judge import usage as judge_usage
 from sci_tasks.run import jobs
@@ -58,15 +59,12 @@ from sci_tasks.run.jobs import remove_if_unused, report_outcome, write_snapshot
 from sci_tasks.run.preflight import (
     VERBOSE_ENV,
     ConfigError,
-    ServerUnreachable,
     check_correctness_judge,
     check_data_locations,
     check_judge,
     check_limit,
     check_servers,
-    config_file,
     explain,
-    judge_preflight,
     preflight,
     resolved_config,
     run_metadata,
@@ -75,11 +73,7 @@ from sci_tasks.run.preflight import (
 from sci_tasks.run.replay import replay_arguments
 from sci_tasks.run.results_table import results_table
 
-# the console entry, and the pre-flight names sci-score imports from here
-__all__ = [
-    "ConfigError", "ServerUnreachable", "config_file", "judge_preflight", "main",
-    "remove_if_unused", "resolved_config", "run",
-]  # fmt: skip
+__all__ = ["main", "run"]  # the console entry
 
 
 @hydra.main(config_path="pkg://sci_tasks.conf", config_name="config", version_base="1.3")
@@ -98,7 +92,7 @@ def run(cfg: DictConfig) -> None:
             if not sweep:
                 raise
             data_problem = True  # a sweep job records it in its manifest (preflight says it)
-        with resolvers.paths_only() if data_problem else nullcontext():
+        with models.paths_only() if data_problem else nullcontext():
             config = resolved_config(cfg, choices)  # nothing converted for a failing job
     except ConfigError as exc:  # nothing written yet: no folder to record it in
         if verbose():

@@ -34,7 +34,7 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
-from sci_tasks import benchmarks
+from sci_tasks import registry
 from sci_tasks.data.locate import DataError, locate
 from sci_tasks.outputs import json_text
 
@@ -191,7 +191,7 @@ def data_fingerprints(metadata: Mapping[str, Any]) -> dict[str, Any]:
     image of a large release would dominate start-up, and a changed image almost always
     changes its size). Hub data is identified by its id and revision."""
     out: dict[str, Any] = {}
-    for benchmark in benchmarks.names():
+    for benchmark in registry.names():
         try:
             location = locate(benchmark, metadata)
         except DataError as exc:

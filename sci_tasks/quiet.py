@@ -52,9 +52,9 @@ class OurCustomKwargs(_Drop):
         message = str(record.msg)
         if CUSTOM_KWARGS not in message:
             return False
-        from sci_tasks import benchmarks
+        from sci_tasks import registry
 
-        return benchmarks.of_task(message.split(CUSTOM_KWARGS, 1)[0]) is not None
+        return registry.of_task(message.split(CUSTOM_KWARGS, 1)[0]) is not None
 
 
 class GreedyDecodingAdvice(_Drop):

@@ -27,23 +27,28 @@ from typing import Any
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 import sci_tasks
 import sci_tasks.resolvers
-from sci_tasks import benchmarks, manifest, run_folder
+from sci_tasks import manifest, registry, run_folder
 from sci_tasks.data.jsonl import read_logged
 from sci_tasks.data.locate import samples_dir
 from sci_tasks.metrics import judge as judges
-from sci_tasks.metrics.judge import CorrectnessJudge, JudgeConfig, Jury
+from sci_tasks.metrics.judge import CorrectnessJudge, JudgeConfig
 from sci_tasks.metrics.judge import usage as judge_usage
 from sci_tasks.outputs import write_json, write_jsonl
+from sci_tasks.run_judges import (
+    Roles,
+    correctness_judge_config,
+    judge_config,
+    other_roles,
+    role_metadata,
+)
 from sci_tasks.run_settings import RunSettings
 from sci_tasks.scoring import Scorer, score_all
 
 log = logging.getLogger("sci_tasks.score")
-# the judges of roles beyond SciMIF's two, where given, and a constraints jury
-Roles = dict[str, JudgeConfig | Jury | None]
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,7 @@ def load_ours(
     data location (a hub id offline, a folder on another machine) to be reachable."""
     bundled = {  # a plugin without bundled samples finds its own data (its loader's default)
         b.data_key: str(folder)
-        for b in benchmarks.all_benchmarks()
+        for b in registry.all_benchmarks()
         if (folder := samples_dir(b.name)).is_dir()
     }
     manager = sci_tasks.task_manager(
@@ -281,48 +286,6 @@ def _rescore_task(
     return out
 
 
-def role_node(cfg: DictConfig, role: str, shorthand: str) -> dict[str, Any] | None:
-    """A judge role's settings in a Hydra config: ``judges.<role>`` when given (the one
-    mapping role -> settings, as ``--metadata '{"judges": ...}'``), else its shorthand group
-    (``judge``, ``correctness_judge``)."""
-    from sci_tasks.metrics.judge import role_settings
-
-    roles = cfg.get("judges")
-    metadata = {
-        "judges": OmegaConf.to_container(roles, resolve=True) if roles else {},
-        shorthand: OmegaConf.to_container(node, resolve=True)
-        if (node := cfg.get(shorthand))
-        else None,
-    }
-    settings = role_settings(metadata, role, shorthand)
-    return {str(k): v for k, v in settings.items()} if isinstance(settings, dict) else None
-
-
-def other_roles(cfg: DictConfig) -> Roles:
-    """The Hydra config's judges of the roles beyond the two SciMIF roles (``judges.rubric``,
-    ...); a role not given is left to the constraint judge, or its environment."""
-    roles = cfg.get("judges")
-    given = OmegaConf.to_container(roles, resolve=True) if roles else {}
-    return judges.resolve_roles({"judges": given}, environ={})
-
-
-def role_metadata(
-    judge: JudgeConfig | None, correctness: CorrectnessJudge | None, roles: Roles | None
-) -> dict[str, Any]:
-    """Every role's settings as task metadata (``--metadata``'s form; keys by name only)."""
-    return {
-        "judge": judge.public() if judge else None,
-        "correctness_judge": correctness.settings() if correctness else None,
-        **({"judges": {r: j.public() if j else None for r, j in roles.items()}} if roles else {}),
-    }
-
-
-def correctness_judge_config(cfg: DictConfig) -> CorrectnessJudge | None:
-    """The correctness role (None: ``same``, the constraint judge grades)."""
-    settings = role_node(cfg, "correctness", "correctness_judge")
-    return CorrectnessJudge.from_mapping(settings) if settings else None
-
-
 def score_manifest(
     overrides: list[str],
     run_dir: Path,
@@ -360,24 +323,16 @@ def score_manifest(
     )
 
 
-def judge_config(cfg: DictConfig) -> JudgeConfig | None:
-    """The constraint role (``judges.constraints``, else the ``judge`` group)."""
-    settings = role_node(cfg, "constraints", "judge")
-    if not settings or not settings.get("model"):
-        return None
-    return JudgeConfig.from_mapping(settings)
-
-
 def preflight(cfg: DictConfig, out_dir: Path) -> tuple[Any, Any, Roles]:
-    """sci-eval's checks before any work (``app.judge_preflight``): no option left unset,
+    """sci-eval's checks before any work (``run.preflight.judge_preflight``): no option left unset,
     the judges' settings valid, their keys present and their servers reachable. A failure
     is one line, and the output folder Hydra made for the re-score is removed."""
-    from sci_tasks.app import (
+    from sci_tasks.run.jobs import remove_if_unused
+    from sci_tasks.run.preflight import (
         ConfigError,
         ServerUnreachable,
         config_file,
         judge_preflight,
-        remove_if_unused,
         resolved_config,
     )
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from sci_tasks import benchmarks, run_settings
+from sci_tasks import registry, run_settings
 
 ITERS = 1000
 SEED = 1234
@@ -79,7 +79,7 @@ def mean_parts(value: Any) -> Parts:
 @cache  # per set of registered benchmarks (SCI_TASKS_BENCHMARKS may change it)
 def _extractors(registered: tuple[str, ...]) -> dict[str, PartsOf]:
     found: dict[str, tuple[str, PartsOf]] = {}
-    for b in map(benchmarks.get, registered):
+    for b in map(registry.get, registered):
         for spec in (m for specs in b.metric_lists().values() for m in specs if m.parts):
             if spec.name in found and found[spec.name][0] != spec.parts:
                 raise RuntimeError(
@@ -90,17 +90,17 @@ def _extractors(registered: tuple[str, ...]) -> dict[str, PartsOf]:
     return {name: extract for name, (_, extract) in found.items()}
 
 
-def _extractor(spec: benchmarks.MetricSpec) -> PartsOf:
+def _extractor(spec: registry.MetricSpec) -> PartsOf:
     if spec.parts == "mean":
         return lambda sample: mean_parts(sample[spec.name])
-    extract: PartsOf = benchmarks.hook(spec.parts)
+    extract: PartsOf = registry.hook(spec.parts)
     return extract
 
 
 def sample_parts() -> dict[str, PartsOf]:
     """metric (lm-eval's name, without the filter) -> its per-sample parts, from the
     ``parts`` hook of every registered benchmark's metric specs: the metrics with a ±."""
-    return _extractors(benchmarks.names())
+    return _extractors(registry.names())
 
 
 def has_parts(metric: str) -> bool:

@@ -52,7 +52,8 @@ def setting_metrics(scorer: Any, settings: RunSettings) -> dict[str, Any]:
     correctness and constraints, SciGen-Verify's verification, SciGen-Rubric's rubric)."""
     import sys
 
-    from sci_tasks.metrics import cascade, scimif
+    from sci_tasks.benchmarks.scimif import metrics as scimif
+    from sci_tasks.metrics import cascade
 
     cascades = cascade.policies(settings.options)  # a bad policy: an error now
     module = sys.modules.get(getattr(scorer, "__module__", ""))

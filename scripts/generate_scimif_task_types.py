@@ -1,7 +1,8 @@
-"""Write the 22 SciMIF task-type configs (``sci_tasks/tasks/scimif/task_types/*.yaml``).
+"""Write the 22 SciMIF task-type configs (``sci_tasks/benchmarks/scimif/tasks/task_types/*.yaml``).
 
 One config per (discipline, task type) of the loader's declared list
-(``sci_tasks.data.scimif.TASK_TYPES``, task names from its ``SHORT`` codes), each including
+(``sci_tasks.benchmarks.scimif.loader.TASK_TYPES``,
+task names from its ``SHORT`` codes), each including
 ``../_scimif_template_yaml`` (and the image hook for the multimodal disciplines), as
 upstream lm-eval's ``_generate_configs.py`` scripts do.
 A test checks that the committed files are exactly what this script writes.
@@ -18,12 +19,20 @@ import argparse
 import sys
 from pathlib import Path
 
-from sci_tasks.data.scimif import SHORT, TASK_TYPES
+from sci_tasks.benchmarks.scimif import SHORT
+from sci_tasks.benchmarks.scimif.loader import TASK_TYPES
 
 # The disciplines whose samples carry images (the SciMIF paper's task table): their
 # configs hand the images to the model.
 MULTIMODAL = ("geography", "material", "physics")
-FOLDER = Path(__file__).resolve().parents[1] / "sci_tasks" / "tasks" / "scimif" / "task_types"
+FOLDER = (
+    Path(__file__).resolve().parents[1]
+    / "sci_tasks"
+    / "benchmarks"
+    / "scimif"
+    / "tasks"
+    / "task_types"
+)
 
 
 def task_name(discipline: str, task_type: str) -> str:
@@ -40,7 +49,7 @@ def render(discipline: str, task_type: str) -> str:
         f"  discipline: {discipline}\n"
         f"  task_type: {task_type}\n"
     ) + (
-        "doc_to_image: !function sci_tasks.hooks.scimif.doc_to_image\n"
+        "doc_to_image: !function sci_tasks.benchmarks.scimif.hooks.doc_to_image\n"
         if discipline in MULTIMODAL
         else ""
     )

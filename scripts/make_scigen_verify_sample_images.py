@@ -1,4 +1,5 @@
-"""Draw the images of the project's own SciGen-Verify samples (``sci_tasks/samples/scigen_verify``).
+"""Draw the images of the project's own SciGen-Verify samples
+(``sci_tasks/benchmarks/scigen_verify/samples``).
 
 Every image is synthesised here with numpy and Pillow (fixed seeds), so the sample set ships
 no third-party data. Images come in pairs: one that satisfies its record's instruction and a
@@ -24,7 +25,14 @@ import numpy as np
 from drawing import BLACK, BLUE, RED, WHITE, Color, Font, Point, font
 from PIL import Image, ImageDraw
 
-ROOT = Path(__file__).resolve().parents[1] / "sci_tasks" / "samples" / "scigen_verify" / "images"
+ROOT = (
+    Path(__file__).resolve().parents[1]
+    / "sci_tasks"
+    / "benchmarks"
+    / "scigen_verify"
+    / "samples"
+    / "images"
+)
 W = H = 256
 GREEN: Color = (40, 140, 60)
 SAND: Color = (236, 220, 170)

@@ -1,4 +1,4 @@
-"""Draw the images of the project's own SciMIF sample set (``sci_tasks/samples/scimif``).
+"""Draw the images of the project's own SciMIF sample set (``sci_tasks/benchmarks/scimif/samples``).
 
 Every image is drawn here from scratch with Pillow and numpy (fixed seeds), so the sample
 set ships no third-party data. The layout follows the authors' release:
@@ -22,7 +22,14 @@ import numpy as np
 from drawing import BLACK, BLUE, RED, WHITE, Color, arrow, font
 from PIL import Image, ImageDraw, ImageFont
 
-ROOT = Path(__file__).resolve().parents[1] / "sci_tasks" / "samples" / "scimif" / "images"
+ROOT = (
+    Path(__file__).resolve().parents[1]
+    / "sci_tasks"
+    / "benchmarks"
+    / "scimif"
+    / "samples"
+    / "images"
+)
 W, H = 320, 240
 
 GREY: Color = (150, 150, 150)

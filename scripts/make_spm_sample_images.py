@@ -1,4 +1,5 @@
-"""Draw the images of the project's own SPM-Bench sample set (``sci_tasks/samples/spm_bench``).
+"""Draw the images of the project's own SPM-Bench sample set
+(``sci_tasks/benchmarks/spm_bench/samples``).
 
 Every image is synthesised here with numpy and Pillow (fixed seeds), so the sample set ships
 no third-party data. Each image shows exactly what its question asks about: the lattice,
@@ -22,7 +23,14 @@ import numpy as np
 from drawing import BLACK, WHITE, Color, font
 from PIL import Image, ImageDraw
 
-ROOT = Path(__file__).resolve().parents[1] / "sci_tasks" / "samples" / "spm_bench" / "images"
+ROOT = (
+    Path(__file__).resolve().parents[1]
+    / "sci_tasks"
+    / "benchmarks"
+    / "spm_bench"
+    / "samples"
+    / "images"
+)
 N = 256  # image side in pixels (the data area)
 BAR_H = 22  # information bar under the data area
 Array = np.ndarray

@@ -32,7 +32,7 @@ def convert_once(tmp_path_factory: pytest.TempPathFactory) -> Conversion:
     converts under a file lock, the others wait for it and find the folder made."""
     from filelock import FileLock
 
-    from sci_tasks.resolvers import gguf_model
+    from sci_tasks.models import gguf_model
 
     root = session_root(tmp_path_factory) / "smollm2-conversion"
     with FileLock(f"{root}.lock"):

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import sci_tasks
-from sci_tasks.metrics.scimif import score_sample
+from sci_tasks.benchmarks.scimif.metrics import score_sample
 
-SAMPLES = Path(sci_tasks.__file__).parent / "samples" / "scimif"
+SAMPLES = Path(sci_tasks.__file__).parent / "benchmarks" / "scimif" / "samples"
 CASES = json.loads(
     (Path(__file__).parent / "cases" / "bundled_compliant_responses.json").read_text()
 )

@@ -15,9 +15,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from sci_tasks.benchmarks.scimif.metrics import check_inputs
 from sci_tasks.metrics.constraints.registry import registered, resolve
 from sci_tasks.metrics.constraints.text import strip_copied
-from sci_tasks.metrics.scimif import check_inputs
 
 from .commands import run_ok as run
 from .judge_server import CountingJudge, counting_judge

@@ -26,12 +26,12 @@ from typing import Any
 import pytest
 
 import sci_tasks
+from sci_tasks.benchmarks.scimif.metrics import crossing, grade_correctness, read_verifier_reply
+from sci_tasks.benchmarks.scimif.report import correctness_table, read_samples
 from sci_tasks.metrics import judge as judges
 from sci_tasks.metrics.judge import JudgeClient, JudgeConfig
 from sci_tasks.metrics.judge.client import ReplyError
-from sci_tasks.metrics.scimif import crossing, grade_correctness, read_verifier_reply
 from sci_tasks.prompts import render, version
-from sci_tasks.report.scimif import correctness_table, read_samples
 
 from .commands import run_ok
 from .helpers import console_script, judge_settings

@@ -86,7 +86,7 @@ def test_an_echo_server_passes_no_method_unit_or_wrap_up_constraint(tmp_path: Pa
 
 def _named_constraints(files: tuple[str, ...]) -> int:
     """Method, unit and wrap-up constraints in the bundled sample files (from the files)."""
-    folder = Path(sci_tasks.__file__).parent / "samples" / "scimif"
+    folder = Path(sci_tasks.__file__).parent / "benchmarks" / "scimif" / "samples"
     count = 0
     for name in files:
         for line in (folder / name).read_text().splitlines():

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from sci_tasks.benchmarks.scigen_verify.parse import parse_verification
+from sci_tasks.benchmarks.scigen_verify.rubric import parse_rubric
+from sci_tasks.benchmarks.spm_bench.parse import parse_response
 from sci_tasks.metrics.reply import json_objects, normalise_reply
-from sci_tasks.metrics.rubric import parse_rubric
-from sci_tasks.metrics.spm_parse import parse_response
-from sci_tasks.metrics.verify_parse import parse_verification
 
 NESTED = '{"a": ' * 5000  # deeper than Python's recursion limit: json raised RecursionError
 LOOPS = [NESTED, "\n" * 50_000, "{" * 50_000, '{"' * 20_000, "<think> " * 10_000]

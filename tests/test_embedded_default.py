@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sci_tasks.resolvers import gguf_model, package_dir
+from sci_tasks.models import gguf_model, package_dir
 
 from . import smollm2
 from .smollm2 import GGUF, Conversion

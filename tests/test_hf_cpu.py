@@ -68,7 +68,7 @@ def test_the_readme_snippet_runs_on_the_cpu(tmp_path: Path, converted_smollm2: P
     """As written, with the local model for the hub id, a copy of the bundled samples for
     its data folder, and a limit (what test_readme adds to the sweep)."""
     data = tmp_path / "SciMIF"
-    shutil.copytree(Path(sci_tasks.__file__).parent / "samples" / "scimif", data)
+    shutil.copytree(Path(sci_tasks.__file__).parent / "benchmarks" / "scimif" / "samples", data)
     snippet = readme_snippet()
     assert README_MODEL in snippet and '"/data/SciMIF"' in snippet
     code = (

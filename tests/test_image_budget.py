@@ -15,11 +15,12 @@ import pytest
 from PIL import Image
 
 import sci_tasks
-from sci_tasks.data import scigen_verify
-from sci_tasks.hooks import scigen_verify as verify_hooks
+from sci_tasks.benchmarks.scigen_verify import hooks as verify_hooks
+from sci_tasks.benchmarks.scigen_verify import loader as scigen_verify
+from sci_tasks.benchmarks.scigen_verify import metrics as verify
+from sci_tasks.benchmarks.scigen_verify.parse import parse_verification
+from sci_tasks.benchmarks.spm_bench import metrics as spm
 from sci_tasks.images import ImageBudget, fit, judge_file, png_bytes
-from sci_tasks.metrics import spm, verify
-from sci_tasks.metrics.verify_parse import parse_verification
 from sci_tasks.run_settings import LEGACY_FIELDS, RunSettings, doc_hash
 
 from .helpers import console_script

@@ -232,7 +232,7 @@ def test_extraction_accepts_only_spans_copied_from_the_response(tmp_path: Path) 
 
 
 def test_correctness_is_graded_by_the_judge_only_a_counts(tmp_path: Path) -> None:
-    from sci_tasks.metrics.scimif import grade_correctness
+    from sci_tasks.benchmarks.scimif.metrics import grade_correctness
     from sci_tasks.prompts import version
 
     doc = {"edit_question": "What is 2 + 2?", "answer": "4"}

@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 
 import sci_tasks
-from sci_tasks.data import scimif as scimif_data
+from sci_tasks.benchmarks.scimif import loader as scimif_data
+from sci_tasks.benchmarks.scimif.metrics import check_inputs
 from sci_tasks.metrics.constraints import registry
 from sci_tasks.metrics.constraints.registry import Kind
 from sci_tasks.metrics.judge import JudgeClient, JudgeConfig
 from sci_tasks.metrics.reply import normalise_reply
-from sci_tasks.metrics.scimif import check_inputs
 
 from .commands import run_ok as run
 from .judge_server import CountingJudge, counting_judge

@@ -21,7 +21,7 @@ import pytest
 from PIL import Image
 
 from sci_tasks import leaderboard
-from sci_tasks.report.scimif import group_table, read_samples
+from sci_tasks.benchmarks.scimif.report import group_table, read_samples
 
 from .helpers import console_script
 from .servers import KATAN_KEY, katan
@@ -386,10 +386,13 @@ aggregate_metric_list:
 """
 QUIZ_PLUGIN = """from sci_tasks.benchmarks import Benchmark, MetricSpec
 
+def write_report(run_dir, out_dir):
+    return []  # no tables of its own: the leaderboard's columns are what it shows
+
 BENCHMARK = Benchmark(
     name="quiz", title="Quiz", data_key="QUIZ_DATA_DIR", group="quiz",
     splits=("quiz_easy", "quiz_hard"), columns=(("Acc", "acc,none"), ("Score", "score,none")),
-    report="lb_quiz_plugin", count_column="questions", tasks_dir={tasks!r},
+    report={module!r}, count_column="questions", tasks_dir={tasks!r},
     metrics=(MetricSpec("acc", True, "mean", label="Acc", parts="mean"),
              MetricSpec("score", True, "mean", label="Score", parts="mean")),
 )
@@ -402,7 +405,7 @@ def register_quiz(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, 
     tasks = tmp_path / "quiz_tasks"
     tasks.mkdir()
     (tasks / "quiz.yaml").write_text(group)
-    (tmp_path / f"{module}.py").write_text(QUIZ_PLUGIN.format(tasks=str(tasks)))
+    (tmp_path / f"{module}.py").write_text(QUIZ_PLUGIN.format(tasks=str(tasks), module=module))
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("SCI_TASKS_BENCHMARKS", module)
 

@@ -18,7 +18,7 @@ import pytest
 
 from sci_tasks.metrics.constraints import registry
 from sci_tasks.metrics.constraints.registry import Kind
-from sci_tasks.resolvers import package_dir
+from sci_tasks.models import package_dir
 
 from .commands import run_ok
 from .servers import free_port

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import sci_tasks
-from sci_tasks.data.scimif import SHORT, TASK_TYPES
+from sci_tasks.benchmarks.scimif import SHORT
+from sci_tasks.benchmarks.scimif.loader import TASK_TYPES
 
 from .helpers import GEO_IMG, GEO_IMG2, GEO_RECORDS, console_script, write_release
 
@@ -123,7 +124,7 @@ def test_every_task_type_is_a_task_and_the_released_names_map_to_them() -> None:
 
 def _bundled_scimif_records() -> int:
     """Records in the bundled SciMIF files, counted from the files themselves."""
-    folder = Path(sci_tasks.__file__).parent / "samples" / "scimif"
+    folder = Path(sci_tasks.__file__).parent / "benchmarks" / "scimif" / "samples"
     return sum(len(p.read_text().splitlines()) for p in folder.glob("*.jsonl"))
 
 
@@ -143,7 +144,7 @@ def _bundled_scimif_records() -> int:
 def test_released_task_values_map_to_paper_task_types(
     discipline: str, released: str, paper: str | None
 ) -> None:
-    from sci_tasks.data.scimif import task_type
+    from sci_tasks.benchmarks.scimif.loader import task_type
 
     assert task_type(discipline, released) == paper
 

@@ -27,12 +27,12 @@ def _generator() -> dict[str, Any]:
 def test_committed_metric_lists_are_what_the_script_generates() -> None:
     generator = _generator()
     wanted = generator["wanted"]()
-    task_dir = ROOT / "sci_tasks" / "tasks"
+    task_dir = ROOT / "sci_tasks" / "benchmarks"
     assert sorted(p.relative_to(task_dir).as_posix() for p in wanted) == [
-        "scigen_verify/_scigen_verify_template_yaml",
-        "scigen_verify/scigen_rubric.yaml",
-        "scimif/_scimif_template_yaml",
-        "spm_bench/_spm_bench_template_yaml",
+        "scigen_verify/tasks/_scigen_verify_template_yaml",
+        "scigen_verify/tasks/scigen_rubric.yaml",
+        "scimif/tasks/_scimif_template_yaml",
+        "spm_bench/tasks/_spm_bench_template_yaml",
     ]
     for path, text in wanted.items():
         assert path.read_bytes() == text.encode("utf-8"), path
@@ -138,7 +138,7 @@ def test_the_bootstrapped_metrics_are_the_specs_with_parts() -> None:
     )
     assert stats.has_parts("drfr") and not stats.has_parts("delta")  # Delta: no ratio of sums
     assert benchmarks.get("scigen_verify").metric("rr") == MetricSpec(
-        "rr", True, "!function sci_tasks.metrics.rubric.macro_over_domains"
+        "rr", True, "!function sci_tasks.benchmarks.scigen_verify.rubric.macro_over_domains"
     )
 
 
@@ -147,8 +147,10 @@ def _plugin(folder: Path, module: str, name: str, parts: str) -> None:
         "from sci_tasks.benchmarks import Benchmark, MetricSpec\n\n"
         "def hits(sample):\n"
         "    return (float(sample['hits']), float(sample['tries']))\n\n"
+        "def write_report(run_dir, out_dir):\n"
+        "    return []\n\n"
         f"BENCHMARK = Benchmark(name={name!r}, title={name!r}, splits=({name!r} + '_a',),\n"
-        f"    report='x', metrics=(MetricSpec('hits', True, 'mean', parts={parts!r}),))\n",
+        f"    report={module!r}, metrics=(MetricSpec('hits', True, 'mean', parts={parts!r}),))\n",
         encoding="utf-8",
     )
 

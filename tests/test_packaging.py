@@ -45,13 +45,14 @@ def test_wheel_holds_every_data_file_under_the_sci_tasks_namespace(wheel: Path) 
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert top == {"sci_tasks"}
     expected = (
-        {f"sci_tasks/tasks/{f}" for f in repo_files("sci_tasks/tasks", "*.yaml", "*_yaml")}
+        {
+            f"sci_tasks/benchmarks/{f}"
+            for f in repo_files(
+                "sci_tasks/benchmarks", "*.yaml", "*_yaml", "*.jsonl", "*.png", "*.jpg", "*.jpeg"
+            )
+        }
         | {f"sci_tasks/templates/{f}" for f in repo_files("templates", "*.jinja")}
         | {f"sci_tasks/conf/{f}" for f in repo_files("conf", "*.yaml")}
-        | {
-            f"sci_tasks/samples/{f}"
-            for f in repo_files("sci_tasks/samples", "*.jsonl", "*.png", "*.jpg", "*.jpeg")
-        }
         | {f"sci_tasks/metrics/{f}" for f in repo_files("metrics", "*.py")}
         | {f"sci_tasks/{f}" for f in repo_files("sci_tasks", "*.py")}
     )
@@ -95,7 +96,7 @@ def test_the_entry_point_resolves_to_our_task_folder_as_lm_eval_plugins_do() -> 
     value up to ``:`` is a module; ``importlib.util.find_spec`` gives the package's folder
     (``submodule_search_locations[0]``), which lm-eval scans for ``*.yaml`` like its own."""
     (ep,) = [e for e in entry_points(group="lm_eval.tasks") if e.name == "sci_tasks"]
-    assert ep.value == "sci_tasks.tasks"
+    assert ep.value == "sci_tasks.benchmarks"
     spec = importlib.util.find_spec(ep.value.split(":", 1)[0].strip())
     assert spec is not None and spec.submodule_search_locations
     folder = Path(next(iter(spec.submodule_search_locations))).resolve()

@@ -104,7 +104,7 @@ def test_sci_lm_eval_a_task_typo_is_one_line_with_the_closest_names(tmp_path: Pa
 
 def test_sci_lm_eval_bad_data_is_one_line_naming_file_and_line(tmp_path: Path) -> None:
     data = tmp_path / "scimif"
-    shutil.copytree(Path(sci_tasks.__file__).parent / "samples" / "scimif", data)
+    shutil.copytree(Path(sci_tasks.__file__).parent / "benchmarks" / "scimif" / "samples", data)
     lines = (data / "chemistry.jsonl").read_text().splitlines()
     lines[2] = '{"id": 7, "task": '
     (data / "chemistry.jsonl").write_text("\n".join(lines) + "\n")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from sci_tasks.data import scimif as scimif_data
+from sci_tasks.benchmarks.scimif import loader as scimif_data
 from sci_tasks.metrics.constraints import catalogue, registry
 from sci_tasks.metrics.constraints.registry import CheckInput, Group, Kind
 from sci_tasks.metrics.verdict import Verdict

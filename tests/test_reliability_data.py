@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from sci_tasks.data import scigen_verify, scimif, spm_bench
+from sci_tasks.benchmarks.scigen_verify import loader as scigen_verify
+from sci_tasks.benchmarks.scimif import loader as scimif
+from sci_tasks.benchmarks.spm_bench import loader as spm_bench
 from sci_tasks.data.jsonl import read_logged
 from sci_tasks.data.locate import DataError, locate
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from sci_tasks.benchmarks.scimif.metrics import grade_correctness
 from sci_tasks.metrics.constraints import registry
 from sci_tasks.metrics.constraints.registry import CheckInput
 from sci_tasks.metrics.judge import JudgeClient, JudgeConfig, JudgeRequest
-from sci_tasks.metrics.scimif import grade_correctness
 
 from .helpers import judge_settings
 from .misbehaving import Reply, completion, refused_url, scripted_server, silent_server

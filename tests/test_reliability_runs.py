@@ -223,7 +223,7 @@ def test_a_sweep_reruns_only_changed_jobs_into_fresh_folders_and_reports_failure
 
         # a new data location (an environment variable, not an override): runs again
         data = tmp_path / "data"
-        shutil.copytree(Path(sci_tasks.__file__).parent / "samples" / "scimif", data)
+        shutil.copytree(Path(sci_tasks.__file__).parent / "benchmarks" / "scimif" / "samples", data)
         moved = cli(
             tmp_path, *sweep_args, "limit=1", env=loopback_env(tmp_path, SCIMIF_DATA_DIR=str(data))
         )

@@ -85,7 +85,7 @@ def test_a_sweep_finished_with_one_core_busy_is_skipped_whole_when_rerun_idle(
 
 def test_a_replay_reads_the_data_of_the_run_or_refuses(tmp_path: Path) -> None:
     data = tmp_path / "scimif data"
-    shutil.copytree(Path(sci_tasks.__file__).parent / "samples" / "scimif", data)
+    shutil.copytree(Path(sci_tasks.__file__).parent / "benchmarks" / "scimif" / "samples", data)
     with scripted_server(lambda _: (200, "application/json", completion("4"))) as model:
         args = [*model_args(model.chat_url), "tasks=scimif_chem", "limit=1"]
         ok(sci_eval(tmp_path, *args, "hydra.run.dir=first", SCIMIF_DATA_DIR=str(data)))

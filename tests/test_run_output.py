@@ -143,12 +143,12 @@ def test_a_limited_run_says_so_before_and_after_and_writes_strict_json(tmp_path:
 def test_a_bad_data_location_ends_in_one_line_before_any_model_request(tmp_path: Path) -> None:
     missing = tmp_path / "no-such-folder"
     broken = tmp_path / "broken"
-    shutil.copytree(Path(sci_tasks.__file__).parent / "samples" / "scimif", broken)
+    shutil.copytree(Path(sci_tasks.__file__).parent / "benchmarks" / "scimif" / "samples", broken)
     lines = (broken / "chemistry.jsonl").read_text(encoding="utf-8").splitlines()
     lines[1] = lines[1][:-5]  # line 2 cut short
     (broken / "chemistry.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     no_image = tmp_path / "no-image"
-    shutil.copytree(Path(sci_tasks.__file__).parent / "samples" / "scimif", no_image)
+    shutil.copytree(Path(sci_tasks.__file__).parent / "benchmarks" / "scimif" / "samples", no_image)
     image = no_image / "images" / "physics" / "SamplePhys" / "images" / "incline_01.png"
     image.unlink()
     cases = [

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from sci_tasks.metrics.constraints import (
-    methods,
+    method_requirement,
     quantities,
     registry,
     sequences,
@@ -377,14 +377,14 @@ def test_extraction_of_a_descriptive_method() -> None:
 
 
 def test_method_requirement_items() -> None:
-    items, source = methods._method_items("Bragg's law, n = 1", "")
+    items, source = method_requirement.method_items("Bragg's law, n = 1", "")
     assert source == "parameters" and [m.name for m in items[0].methods] == ["Bragg's law"]
     assert len(items) == 1  # "n = 1" is a setting, not a method
-    items, _ = methods._method_items("n = c × V, m = n × M", "")
+    items, _ = method_requirement.method_items("n = c × V, m = n × M", "")
     assert [i.text for i in items] == ["n = c × V", "m = n × M"]
-    items, source = methods._method_items("", CIRCUIT_Q)
+    items, source = method_requirement.method_items("", CIRCUIT_Q)
     assert source == "question" and [i.text for i in items] == ["Ohm's law", "Kirchhoff's laws"]
-    items, _ = methods._method_items(
+    items, _ = method_requirement.method_items(
         "", "Determine the gap by the Tauc-plot linear extrapolation method."
     )
     assert [m.name for m in items[0].methods] == ["Tauc plot"]

@@ -12,8 +12,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from sci_tasks.data import scigen_verify as data
-from sci_tasks.metrics import rubric
+from sci_tasks.benchmarks.scigen_verify import loader as data
+from sci_tasks.benchmarks.scigen_verify import rubric
 from sci_tasks.metrics.reply import normalise_reply
 from sci_tasks.prompts import render
 from sci_tasks.run_settings import RunSettings

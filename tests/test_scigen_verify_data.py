@@ -13,9 +13,9 @@ import pytest
 from PIL import Image
 
 import sci_tasks
-from sci_tasks.data import scigen_verify as data
+from sci_tasks.benchmarks.scigen_verify import hooks
+from sci_tasks.benchmarks.scigen_verify import loader as data
 from sci_tasks.data.locate import DataError, DataLocation, locate
-from sci_tasks.hooks import scigen_verify as hooks
 
 from .helpers import bundled_lines, offline_hub_snapshot, redrawn_sample_images, split_doc_ids
 

@@ -27,9 +27,9 @@ from typing import Any
 import pytest
 
 import sci_tasks
+from sci_tasks.benchmarks.scigen_verify.report import load_records, write_report
+from sci_tasks.benchmarks.scigen_verify.report import main as report_main
 from sci_tasks.data.locate import samples_dir
-from sci_tasks.report.scigen_verify import load_records, write_report
-from sci_tasks.report.scigen_verify import main as report_main
 
 from .commands import run_ok as run
 from .helpers import bundled_lines

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from sci_tasks.benchmarks.scigen_verify import hooks
+from sci_tasks.benchmarks.scigen_verify import loader as data
+from sci_tasks.benchmarks.scigen_verify import metrics as verify
 from sci_tasks.data import forget_read_data
-from sci_tasks.data import scigen_verify as data
 from sci_tasks.data.locate import DataError, DataLocation
-from sci_tasks.hooks import scigen_verify as hooks
-from sci_tasks.metrics import verify
 from sci_tasks.metrics.judge import JudgeClient, JudgeConfig
 
 from .servers import KATAN_KEY, katan

@@ -14,13 +14,14 @@ from typing import Any
 import pytest
 from lm_eval.api.metrics import mean
 
-from sci_tasks.data import scigen_verify as data
-from sci_tasks.metrics import aggregate, verify
+from sci_tasks.benchmarks.scigen_verify import loader as data
+from sci_tasks.benchmarks.scigen_verify import metrics as verify
+from sci_tasks.benchmarks.scigen_verify.parse import parse_verification
+from sci_tasks.benchmarks.scigen_verify.report import breakdown, summarise
+from sci_tasks.metrics import aggregate
 from sci_tasks.metrics.judge import JudgeClient, JudgeConfig
 from sci_tasks.metrics.judge.client import DiskCache
 from sci_tasks.metrics.reply import NormaliseReply, normalise_reply
-from sci_tasks.metrics.verify_parse import parse_verification
-from sci_tasks.report.scigen_verify import breakdown, summarise
 from sci_tasks.run_settings import RunSettings
 
 from .helpers import judge_settings

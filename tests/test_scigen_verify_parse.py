@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from sci_tasks.metrics.reply import normalise_reply
-from sci_tasks.metrics.verify_parse import (
+from sci_tasks.benchmarks.scigen_verify.parse import (
     VerifyParse,
     blocks,
     parse_verification,
     read_answer_value,
     read_judgement,
 )
+from sci_tasks.metrics.reply import normalise_reply
 from sci_tasks.prompts import render
 
 

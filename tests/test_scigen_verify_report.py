@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from sci_tasks.report.scigen_verify import OUTPUTS, write_report
+from sci_tasks.benchmarks.scigen_verify.report import OUTPUTS, write_report
 
 # (id, category, discipline, label, judgement, acc_e, acc_i): Acc_a = right judgements over
 # all = 2/3; Acc_e = 1/3; Acc_i over the two negatives = (1 + 0) / 2
@@ -55,7 +55,7 @@ def test_tables_and_the_bundled_mark(tmp_path: Path, bundled: bool) -> None:
 
 
 def test_rows_carry_bootstrap_standard_errors() -> None:
-    from sci_tasks.report.scigen_verify import summarise
+    from sci_tasks.benchmarks.scigen_verify.report import summarise
 
     keys = ("id", "category", "discipline", "label", "judgement", "acc_e", "acc_i")
     records = [dict(zip(keys, r, strict=True)) for r in RECORDS]

@@ -7,7 +7,7 @@ from pathlib import Path
 import datasets
 import pytest
 
-from sci_tasks.data import scimif
+from sci_tasks.benchmarks.scimif import loader as scimif
 from sci_tasks.data.locate import DataError, DataLocation, locate, samples_dir
 from sci_tasks.metrics.constraints import registry
 

@@ -21,9 +21,10 @@ import datasets
 import pytest
 from PIL import Image
 
-from sci_tasks.data import forget_read_data, scimif
+from sci_tasks.benchmarks.scimif import loader as scimif
+from sci_tasks.benchmarks.scimif import metrics
+from sci_tasks.data import forget_read_data
 from sci_tasks.data.locate import DataError, DataLocation, locate
-from sci_tasks.metrics import scimif as metrics
 
 from .helpers import offline_hub_snapshot
 
@@ -398,7 +399,7 @@ def test_hub_images_are_content_addressed_files_in_the_project_cache(tmp_path: P
     assert geo[0]["images"] == [str(cache / river[:2] / f"{river}.png")]
     assert phy[1]["images"] == geo[0]["images"]
     # the hooks open them as for the JSONL layout
-    from sci_tasks.hooks.scimif import doc_to_image
+    from sci_tasks.benchmarks.scimif.hooks import doc_to_image
 
     pictures = doc_to_image(geo[1])
     assert [p.size for p in pictures] == [(6, 4), (6, 4)]
@@ -701,7 +702,7 @@ def loopback_hub(tmp_path: Path) -> Iterator[LoopbackHub]:
 
 LOAD_SCRIPT = """
 import json
-from sci_tasks.data import scimif
+from sci_tasks.benchmarks.scimif import loader as scimif
 from sci_tasks.data.locate import locate
 location = locate("scimif")
 docs = [dict(doc) for d in scimif.FILES for doc in scimif.load(d, location)]
@@ -762,7 +763,7 @@ def test_unknown_revision_is_a_one_line_error(loopback_hub: LoopbackHub, tmp_pat
         [
             sys.executable,
             "-c",
-            "from sci_tasks.data import scimif; scimif.load('physics')",
+            "from sci_tasks.benchmarks.scimif import loader; loader.load('physics')",
         ],
         env={
             **os.environ,

@@ -7,7 +7,8 @@ import math
 import pytest
 from lm_eval.api.metrics import nanmean
 
-from sci_tasks.metrics import aggregate, scimif
+from sci_tasks.benchmarks.scimif import metrics as scimif
+from sci_tasks.metrics import aggregate
 from sci_tasks.metrics.constraints import registry
 from sci_tasks.metrics.constraints.registry import CheckInput
 from sci_tasks.metrics.reply import NormaliseReply

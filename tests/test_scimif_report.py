@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from sci_tasks.metrics import scimif
-from sci_tasks.report import scimif as report
+from sci_tasks.benchmarks.scimif import metrics as scimif
+from sci_tasks.benchmarks.scimif import report
 
 SOURCE = {"general_all_uppercase": "original"}  # other general ones: added_general
 

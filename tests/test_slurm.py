@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from sci_tasks.resolvers import gguf_model
+from sci_tasks.models import gguf_model
 
 from .commands import run_ok
 from .helpers import console_script

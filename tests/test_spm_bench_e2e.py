@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import sci_tasks
-from sci_tasks.metrics.spm import count_tokens
-from sci_tasks.report.spm_bench import load_records, write_report
+from sci_tasks.benchmarks.spm_bench.metrics import count_tokens
+from sci_tasks.benchmarks.spm_bench.report import load_records, write_report
 
 from .commands import run_ok
 from .helpers import bundled_lines

@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 import sci_tasks
-from sci_tasks.data import spm_bench
+from sci_tasks.benchmarks.spm_bench import loader as spm_bench
 from sci_tasks.data.locate import DataError, DataLocation, locate
 
 from .helpers import bundled_lines, offline_hub_snapshot, redrawn_sample_images, split_doc_ids

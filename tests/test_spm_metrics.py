@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from sci_tasks.metrics import spm
+from sci_tasks.benchmarks.spm_bench import metrics as spm
 from sci_tasks.metrics.reply import NormaliseReply
 
 GOLD = {"A", "B"}

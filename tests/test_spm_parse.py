@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from sci_tasks.benchmarks.spm_bench.parse import (
+    ParsedAnswer,
+    label_list,
+    parse_confidence,
+    parse_response,
+)
 from sci_tasks.metrics.reply import NormaliseReply, normalise_reply
-from sci_tasks.metrics.spm_parse import ParsedAnswer, label_list, parse_confidence, parse_response
 
 ABCD = ["A", "B", "C", "D"]
 
@@ -433,6 +438,20 @@ def test_option_texts_need_the_texts() -> None:
             ("A", "B"),
             None,
         ),
+        # an option text that shares most words with another (1.0 against 0.8 of them)
+        (
+            "Six-sided outlines.\n\nTherefore, the only statement supported by the image is that "
+            "**the image shows a honeycomb lattice**.",
+            ("A",),
+            None,
+        ),
+        # "hold" as the predicate; "Final:" as the answer label; "8/10." ends a sentence
+        (
+            "Fringes at 0.25 nm.\n\nSo statements A and B hold, while C and D don't.",
+            ("A", "B"),
+            None,
+        ),
+        ("| A | True |\n\n**Final: A and B.** Confidence: 8/10.", ("A", "B"), 0.8),
         # ... but not when the sentence names what is NOT supported
         ("The incorrect statements are: the lattice constant is about 0.50 nm.", (), None),
         # "A and B are the ones supported" is an assessment like "A and B are supported"

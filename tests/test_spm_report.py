@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from sci_tasks.data import spm_bench
-from sci_tasks.metrics.spm import process_results
-from sci_tasks.report.spm_bench import OUTPUTS, load_records, write_report
+from sci_tasks.benchmarks.spm_bench import loader as spm_bench
+from sci_tasks.benchmarks.spm_bench.metrics import process_results
+from sci_tasks.benchmarks.spm_bench.report import OUTPUTS, load_records, write_report
 
 # question id -> reply. Hand-computed (lambda 0.6, Gamma 6):
 #   stm-001 gold AB,  "A, B" conf .9       EM 1  SPC 1    SIP 1                     F1 1   10 tokens

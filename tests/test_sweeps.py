@@ -25,7 +25,11 @@ from .servers import KATAN_KEY, Katan, katan
 
 # bundled chemistry + biology records, counted from the files
 SCIMIF_TEXT_SAMPLES = sum(
-    len((Path(sci_tasks.__file__).parent / "samples" / "scimif" / name).read_text().splitlines())
+    len(
+        (Path(sci_tasks.__file__).parent / "benchmarks" / "scimif" / "samples" / name)
+        .read_text()
+        .splitlines()
+    )
     for name in ("chemistry.jsonl", "life.jsonl")
 )
 

@@ -17,9 +17,9 @@ from PIL import Image
 
 import sci_tasks
 from sci_tasks import tiny_vlm
-from sci_tasks.hooks import spm_bench
+from sci_tasks.benchmarks.scigen_verify.metrics import edit_images
+from sci_tasks.benchmarks.spm_bench import hooks as spm_bench
 from sci_tasks.images import ImageBudget, fit, open_images
-from sci_tasks.metrics.verify import edit_images
 from sci_tasks.prompts import IMAGE_PLACEHOLDER
 
 pytestmark = pytest.mark.e2e

@@ -14,7 +14,12 @@ Decision rule:
   line, or a next line starting with a capital, a heading, a list marker, bold or a fence,
   ends it). middle: with at
   least three paragraphs (else three units), an occurrence in neither the first nor the
-  last one. No occurrence -> fail.
+  last one; without a marker, a line that is one tuple / list / dict literal or a fenced
+  block is the answer when the question names that shape ("give your answer in the middle
+  as a Python tuple"). At the beginning, without a marker, an opening the question asks
+  for ("Open with a one-sentence answer, then explain") is the first sentence of content
+  (titles, headings and HTML tags aside) unless it is a preamble ("Sure!", "Let's ...").
+  No occurrence -> fail.
 
 """
 
@@ -114,9 +119,24 @@ def opening_answer(response: str, params: str, question: str) -> str | None:
     if positions != {"beginning"}:
         return None
     units = _units(response)
-    if len(units) > 1 and _is_title(units[0]):
+    if len(units) > 1 and _is_title(units[0]) and not _bold_answer(units[0]):
         units = units[1:]
     return units[0].text if units else None
+
+
+_GENERIC_HEADS = frozenset(
+    {"answer", "final answer", "solution", "summary", "result", "results", "conclusion"}
+)
+
+
+def _bold_answer(unit: Span) -> bool:
+    """A short all-bold first line that is no generic head ("**ROUTE B**", not "**Answer**"
+    or a long bold title): the answer itself, in bold."""
+    s = unit.text.strip()
+    if not (s.startswith("**") and s.endswith("**")):
+        return False
+    bare = s.strip("* ").rstrip(":").lower()
+    return bare not in _GENERIC_HEADS and len(bare.split()) <= 4
 
 
 def _units(response: str) -> list[Span]:
@@ -218,11 +238,17 @@ def response_structure(inp: CheckInput) -> Verdict:
         # No marker: a sentence stating the quantity the question asks for ("Find its
         # speed" -> "The speed is 7.7 m/s.") is the answer statement an evaluator sees.
         occurrences, stated = _statements_of_asked(response, inp.question or "")
+    if not occurrences and position == "middle":
+        # "give your answer in the middle of the response as a Python tuple": the answer is
+        # the block of that shape (at the beginning or end, the opening / closing blocks
+        # below decide)
+        occurrences = _shaped_answers(response, inp.question or "")
     if not occurrences and position == "beginning":
         block = (
             _opening_structured_block(response)
             or _opening_statement(response)
             or _answer_first(response, _units(response))
+            or _asked_opening_sentence(response, inp.question or "")
         )
         if block:
             return Verdict.passed(f"final answer at the beginning: the reply opens with {block}")
@@ -401,6 +427,60 @@ def _answer_first(response: str, units: list[Span]) -> str:
         said = re.search(rf"(?<!\w){re.escape(answer)}(?!\w)", first) if answer else None
         if said and final is not None and final.start > unit.end:
             return f"the answer it states again at the end ({clip(answer, 40)!r})"
+    return ""
+
+
+# the question names the answer's shape: "give your answer ... as a Python tuple"
+_SHAPE_ASKED_RE = re.compile(r"\b(?:tuple|list|dict(?:ionary)?|json|array)\b", re.I)
+# a line that is one literal: "('secondary ion mass spectrometry', 'sims')", "[1, 2]"
+_LITERAL_LINE_RE = re.compile(
+    r"^[ \t]*(?:[-*][ \t]+)?(?:\([^\n]*\)|\[[^\n]*\]|\{[^\n]*\})[ \t]*[.,;]?[ \t]*$", re.M
+)
+
+
+def _shaped_answers(response: str, question: str) -> list[tuple[int, int]]:
+    """Where the reply gives its answer in the shape the question names (a line that is one
+    tuple / list / dict literal, or a fenced block), when it names one."""
+    if not _SHAPE_ASKED_RE.search(question):
+        return []
+    found = [(m.start(), m.start()) for m in _LITERAL_LINE_RE.finditer(response)]
+    for block in code_blocks(response):
+        start = response.find(block.body)
+        if block.body.strip() and start >= 0:
+            found.append((start, start))
+    return sorted(found)
+
+
+# "Open with a one-sentence answer to the question, and then explain": the reply's first
+# sentence of content (titles, headings and HTML tags aside) is that answer, unless it is
+# a preamble ("Sure!", "Let's ...", "Here is ...")
+_OPENING_ASKED_RE = re.compile(
+    r"\b(?:open|begin|start)\w*[ \t]+(?:your[ \t]+(?:response|answer|reply)[ \t]+)?with[ \t]+"
+    r"(?:a|an|one)[ \t]+(?:(?:one|single|1)[- ]sentence|short|brief|direct|concise)[ \t]+"
+    r"(?:answer|statement|summary|sentence)",
+    re.I,
+)
+_TAGS_RE = re.compile(r"<[^<>\n]{0,200}>")
+_HEADING_LINE_RE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]|<h[1-6]\b|<title\b|<!|<\?)", re.I)
+_PREAMBLE_RE = re.compile(
+    r"^[\W_]*(?:sure|certainly|of[ \t]+course|great|good[ \t]+question|let'?s|let[ \t]+me|"
+    r"to[ \t]+answer|here(?:'s|[ \t]+is|[ \t]+are)|i(?:'ll|[ \t]+will|[ \t]+would))\b",
+    re.I,
+)
+
+
+def _asked_opening_sentence(response: str, question: str) -> str:
+    if not _OPENING_ASKED_RE.search(question):
+        return ""
+    for line in non_empty_lines(response):
+        if _HEADING_LINE_RE.match(line.text):
+            continue
+        text = _TAGS_RE.sub(" ", line.text).strip()
+        if not text or (line.text.strip().startswith("**") and line.text.strip().endswith("**")):
+            continue
+        if _PREAMBLE_RE.match(text):
+            return ""
+        return f"the opening sentence the question asks for ({clip(text, 40)!r})"
     return ""
 
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sci_tasks.metrics.constraints.catalogue import CONSTRAINTS
 from sci_tasks.metrics.constraints.text import Scope, clean_parameters, requirement_scope
-from sci_tasks.metrics.judge import JudgeClient, JudgeRequest
 from sci_tasks.metrics.verdict import Verdict
+
+if TYPE_CHECKING:  # annotations only: importing the client would load openai with every checker
+    from sci_tasks.metrics.judge import JudgeClient, JudgeRequest
 
 
 @dataclass(frozen=True)

@@ -38,22 +38,7 @@ Decisions (one per constraint):
   more elements, carbon among them ("6 carbon atoms" alone leaves other elements free), no
   total, and no "including" / "among them" / "in addition" / "other atoms allowed" wording.
   "containing exactly 2 nitrogen atoms" alone does not close the list.
-* atom_bond: single / double / triple / aromatic counts are ``GetBondType()`` counts over
-  the molecule's bonds as parsed: bonds to implicit hydrogens are not bonds of the graph and
-  are not counted; aromatic bonds stay AROMATIC (not kekulized), so a Kekulé benzene
-  "C1=CC=CC=C1" has 6 aromatic bonds and no double bond; RDKit writes nitro as
-  [N+](=O)[O-] (one double, one single N-O bond) whichever way the SMILES wrote it. Rotatable
-  bonds: ``rdMolDescriptors.CalcNumRotatableBonds`` with ``NumRotatableBondsOptions.Default``
-  (TOMG-Bench's ``Descriptors.NumRotatableBonds``), which in current RDKit is the Strict
-  definition: non-ring single bonds between two non-terminal heavy atoms, excluding bonds
-  to triple-bonded atoms and amide C-N bonds ("CCCCC(=O)NCC": 4, NonStrict would say 5).
-  Total: every bond of the graph (``GetNumBonds``); "N bonds", "N chemical bonds", "N
-  covalent bonds" and "a total of N bonds" all state it. Types not named are not constrained.
-  A bond phrase that is not understood ("2 C=C double bonds") -> unscored.
-* atom_group: functional groups by the SMARTS table of ``smarts.py`` (aliases: hydroxyl,
-  carboxylic acid / carboxyl, amine / amino, benzene ring / phenyl, halogen / halo, ...),
-  counted as unique substructure matches (``smarts.count``). Groups not named are not
-  constrained. A group the table does not know ("2 azide groups") -> unscored.
+* atom_bond and atom_group: ``bonds_groups.py`` (its docstring).
 
 Each reason names the molecule and every count checked, e.g. ``C5H9BrO2 (SMILES
 'CC(Br)C(=O)OCC' from JSON key 'molecule'): C=5 ok, Br=1 ok, O=2 ok, no other heavy atoms ok``.
@@ -63,13 +48,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
 
-from rdkit import Chem, rdBase
-from rdkit.Chem import rdMolDescriptors
+from rdkit import Chem
 
-from sci_tasks.metrics.constraints import smarts
 from sci_tasks.metrics.constraints.base import CheckInput, register, register_judged
 from sci_tasks.metrics.constraints.count_requirements import (
     CMP,
@@ -118,7 +99,7 @@ def required_formats(inp: CheckInput) -> tuple[tuple[str, ...], str]:
 _EXPLAIN_LIMIT = 100_000
 
 
-def _structure(inp: CheckInput) -> tuple[Candidate | None, Verdict | None]:
+def structure(inp: CheckInput) -> tuple[Candidate | None, Verdict | None]:
     """The response's molecule as a structure (SMILES / SELFIES), or the verdict when there
     is none."""
     formats, _ = required_formats(inp)
@@ -137,7 +118,7 @@ def _structure(inp: CheckInput) -> tuple[Candidate | None, Verdict | None]:
     return search.molecule, None
 
 
-def _about(mol: Candidate) -> str:
+def about(mol: Candidate) -> str:
     return f"{mol.formula} ({mol.describe()})"
 
 
@@ -329,7 +310,7 @@ def atom_count_constraint(inp: CheckInput) -> Verdict:
     parsed, closed, _, source = found
     if not closed and source == "parameters":  # the question may close the list
         closed = bool(_CLOSED_RE.search(inp.question or ""))
-    mol, verdict = _structure(inp)
+    mol, verdict = structure(inp)
     if verdict is not None:
         return verdict
     assert mol is not None and mol.mol is not None
@@ -352,183 +333,8 @@ def atom_count_constraint(inp: CheckInput) -> Verdict:
             line += f", other heavy atoms {extra} (none allowed)"
         else:
             line += ", no other heavy atoms ok"
-    return Verdict.of(ok, f"{_about(mol)}: {line}")
+    return Verdict.of(ok, f"{about(mol)}: {line}")
 
-
-# --------------------------------------------------------------------------- bonds
-
-_BOND_TYPES = {
-    "single": Chem.BondType.SINGLE,
-    "double": Chem.BondType.DOUBLE,
-    "triple": Chem.BondType.TRIPLE,
-    "aromatic": Chem.BondType.AROMATIC,
-}
-# "chemical bonds" / "covalent bonds" without a type are all bonds (the total).
-_ANY_BOND = r"(?:(?:chemical|covalent)[ \t]+)?bonds?(?![a-z])"
-_BOND_KEY = (
-    r"(?P<type>single|double|triple|aromatic|rotatable|total)[ \t-]+(?:covalent[ \t]+|"
-    rf"chemical[ \t]+)?bonds?(?![a-z])|(?P<bare>{_ANY_BOND}(?:[ \t]+in[ \t]+total)?)"
-)
-_BOND_REVERSE_KEY = (
-    r"(?P<type>single|double|triple|aromatic|rotatable|total)[ \t-]+bonds?(?![a-z])"
-    rf"|(?P<bare>(?:number[ \t]+of[ \t]+)?{_ANY_BOND})"
-)
-_TOTAL_BONDS_RE = re.compile(
-    rf"(?<![\w])(?:a[ \t]+)?total[ \t]+(?:number[ \t]+)?of[ \t]+(?:(?P<cmp>{CMP})[ \t]+)?"
-    rf"(?P<n>{NUMBER_WORD}){POST}[ \t]+{_ANY_BOND}",
-    re.I,
-)
-_UNKNOWN_BOND_RE = re.compile(
-    rf"(?<![\w.])(?P<n>{NUMBER_WORD}|no)[ \t]+(?P<what>[^\s,;.]+(?:[ \t]+[^\s,;.]+)?)[ \t]+"
-    r"bonds?(?![a-z])",
-    re.I,
-)
-
-
-def _bond_key(m: re.Match[str]) -> str | None:
-    kind = m.groupdict().get("type")
-    if kind:
-        return kind.lower()
-    return "total"
-
-
-def _bond_requirements(text: str) -> tuple[Parsed, str]:
-    typed = r"(?P<type>single|double|triple|aromatic|rotatable)[ \t-]+bonds?(?![a-z])"
-    patterns = count_patterns(
-        _BOND_KEY, total=_TOTAL_BONDS_RE, reverse=_BOND_REVERSE_KEY, negative=typed
-    )
-    parsed = parse_counts(text, patterns, _bond_key)
-    for m in _UNKNOWN_BOND_RE.finditer(text):
-        if not parsed.covers(m.span()):
-            return parsed, m.group().strip()
-    return parsed, ""
-
-
-def bond_counts(mol: Chem.Mol) -> dict[str, int]:
-    """Single / double / triple / aromatic / rotatable / total bond counts (module doc)."""
-    kinds = Counter(b.GetBondType() for b in mol.GetBonds())
-    counts = {name: kinds.get(kind, 0) for name, kind in _BOND_TYPES.items()}
-    with rdBase.BlockLogs():
-        counts["rotatable"] = rdMolDescriptors.CalcNumRotatableBonds(
-            mol, rdMolDescriptors.NumRotatableBondsOptions.Default
-        )
-    counts["total"] = mol.GetNumBonds()
-    return counts
-
-
-@dataclass(frozen=True)
-class _CountCheck:
-    """The bond and group checks: the first requirement text (parameters, else question)
-    that states counts (``read``), then the answer molecule's ``count`` of each key."""
-
-    read: Callable[[str], tuple[Parsed, str]]
-    not_understood: str  # message template with {source} and {unknown}
-    what: str
-    count: Callable[[Chem.Mol, str], int]
-
-    def __call__(self, inp: CheckInput) -> Verdict:
-        found: Parsed | None = None
-        for text, source in requirement_texts(inp):
-            parsed, unknown = self.read(text)
-            if unknown and (parsed.requirements or source == "parameters"):
-                return Verdict.unscored(self.not_understood.format(source=source, unknown=unknown))
-            if parsed.requirements:
-                found = parsed
-                break
-        if found is None:
-            return Verdict.unscored(
-                f"no {self.what} found in parameters "
-                f"{clip(clean_parameters(inp.parameters)) or '(none)'!r} or question"
-            )
-        mol, verdict = _structure(inp)
-        if verdict is not None:
-            return verdict
-        assert mol is not None and mol.mol is not None
-        counts = [(r.key, self.count(mol.mol, r.key), r) for r in found.requirements]
-        ok, line = check_line(counts)
-        return Verdict.of(ok, f"{_about(mol)}: {line}")
-
-
-register("chemistry_atom_bond_constraint")(
-    _CountCheck(
-        _bond_requirements,
-        "bond requirement not understood in the {source}: {unknown!r}",
-        "bond-count requirement",
-        lambda mol, key: bond_counts(mol)[key],
-    )
-)
-
-
-# --------------------------------------------------------------------------- groups
-
-
-def _alias_pattern(alias: str) -> str:
-    parts = [re.escape(p) for p in re.split(r"[ \t-]+", alias)]
-    return r"[ \t-]+".join(parts)
-
-
-_GROUP_ALIASES = sorted(smarts.ALIASES, key=len, reverse=True)
-_GROUP_WORDS = "|".join(_alias_pattern(a) for a in _GROUP_ALIASES)
-_GROUP_TAIL = (
-    r"(?:[ \t]+(?:functional[ \t]+)?(?:groups?|rings?|moiet(?:y|ies)|substituents?|units?|"
-    r"functionalit(?:y|ies))(?![a-z]))?"
-)
-_GROUP_KEY = rf"-?(?P<group>{_GROUP_WORDS})(?:e?s)?(?![\w=#]){_GROUP_TAIL}"
-_GROUP_BETWEEN = r"(?:(?:free|distinct|separate|additional|individual|terminal)[ \t]+)?"
-_UNKNOWN_GROUP_RE = re.compile(
-    rf"(?<![\w.])(?P<n>{NUMBER_WORD}|an?|no)[ \t]+"
-    r"(?P<what>[A-Za-z][\w=#-]*(?:[ \t]+[A-Za-z][\w-]*)?)"
-    r"[ \t]+(?:functional[ \t]+)?groups?(?![a-z])",
-    re.I,
-)
-
-
-_VAGUE_GROUP_WORDS = {
-    "functional",
-    "other",
-    "additional",
-    "more",
-    "different",
-    "such",
-    "these",
-    "those",
-    "the",
-    "any",
-    "distinct",
-    "separate",
-    "of",
-    "polar",
-    "chemical",
-    "reactive",
-}
-
-
-def _group_key(m: re.Match[str]) -> str | None:
-    group = smarts.lookup(m.group("group"))
-    return group.name if group else None
-
-
-def _group_requirements(text: str) -> tuple[Parsed, str]:
-    reverse = rf"(?:number[ \t]+of[ \t]+)?{_GROUP_KEY}"
-    patterns = count_patterns(_GROUP_KEY, reverse=reverse, between=_GROUP_BETWEEN)
-    parsed = parse_counts(text, patterns, _group_key)
-    for m in _UNKNOWN_GROUP_RE.finditer(text):
-        what = m.group("what").lower().split()
-        if what[0] in _VAGUE_GROUP_WORDS or parsed.covers(m.span()):
-            continue
-        if smarts.lookup(m.group("what")) is None:
-            return parsed, m.group().strip()
-    return parsed, ""
-
-
-register("chemistry_atom_group_constraint")(
-    _CountCheck(
-        _group_requirements,
-        "functional group not in the SMARTS table ({source}): {unknown!r}",
-        "functional-group count",
-        smarts.count,
-    )
-)
 
 register("chemistry_unit_consistency")(check_units)
 register("chemistry_method_constraint")(check_method)

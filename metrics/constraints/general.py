@@ -66,7 +66,12 @@ from sci_tasks.metrics.constraints.base import (
 )
 from sci_tasks.metrics.constraints.escaping import read_latex
 from sci_tasks.metrics.constraints.judged import NUMBER_RESPONSE
-from sci_tasks.metrics.constraints.number_grammar import Number, find_numbers, parse_decimal_places
+from sci_tasks.metrics.constraints.number_grammar import (
+    Number,
+    find_numbers,
+    number_value,
+    parse_decimal_places,
+)
 from sci_tasks.metrics.constraints.options import (
     CHOICE_KEY,
     chosen_options,
@@ -110,11 +115,15 @@ _GIVEN_ASIDE_RE = re.compile(
 # 2\sin), a fraction of small integers inside a formula (1/2, \frac{1}{2}), a year
 # ("Monteith (1965)", "in 2019"), and a count ("3 steps", "6 carbon atoms").
 _POWER_BASE_RE = re.compile(r"[ \t]*(?:\^|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻])")
+_RECIPROCAL_RE = re.compile(r"[ \t]*(?:\}[ \t]*\{|/)")  # 1 over something
+_BOUND_BEFORE_RE = re.compile(r"(?:[≤≥<>]|\\le(?:q)?|\\ge(?:q)?|\\leqslant|\\geqslant)[ \t]*\Z")
 _SPLIT_POWER_RE = re.compile(r"\}[ \t]*\^")  # "\text{(in the 10}^{-6}\text{ dilution)}"
 _GLUED_SYMBOL_RE = re.compile(r"(?:\\(?!times|cdot|quad|text|mathrm)[A-Za-z]|[A-Za-zα-ωΑ-Ω])")
 _SMALL_FRACTION_RE = re.compile(
     r"\\[dt]?frac\{[1-9]\}\{[1-9][0-9]?\}|(?<![0-9.])[1-9][ \t]*/[ \t]*[1-9][0-9]?(?![0-9.])"
 )
+_UNIT_AFTER_RE = re.compile(r"[ \t]*(?:\\[ ,;]|~)?[ \t]*(?:[A-Za-zµμ°%Ω]|\\(?:text|mathrm|mu))")
+_SYMBOL_OVER_RE = re.compile(r"(?:[A-Za-zα-ωΑ-Ω₀-₉²³]|[)\]}])[ \t]*/[ \t]*\Z")
 _YEAR_CONTEXT_RE = re.compile(r"(?:\(|\bin[ \t]|\bsince[ \t]|\bal\.?,?[ \t]|[A-Z][a-z]+,?[ \t])$")
 _FACTOR_BEFORE_RE = re.compile(
     r"\bfactor[ \t]+of[ \t]+(?:about[ \t]+|roughly[ \t]+|~[ \t]*)?$", re.I
@@ -174,10 +183,21 @@ def _never_in_scope(text: str, x: Number) -> bool:
         return False
     if _POWER_BASE_RE.match(text, x.end) and x.mantissa != "10":
         return True
+    if x.mantissa == "1" and (
+        _RECIPROCAL_RE.match(text, x.end)
+        or _BOUND_BEFORE_RE.search(text[max(0, x.start - 12) : x.start])
+    ):
+        return True  # "\frac{1}{\sigma}", "1 / (2.24 × 10² S/m)", "sin θ ≤ 1": exact constants
     if x.mantissa == "10" and _SPLIT_POWER_RE.match(text, x.end):
         return True  # a power of ten whose exponent a closing \text brace parts from it
     if _GLUED_SYMBOL_RE.match(text, x.end) or _coefficient(text, x):
         return True
+    if (
+        len(x.mantissa) <= 2
+        and _SYMBOL_OVER_RE.search(text[max(0, x.start - 8) : x.start])
+        and not _UNIT_AFTER_RE.match(text, x.end)  # "10 m / 5 s": a measured 5
+    ):
+        return True  # "π d₀² / 4", "(10.0 mm)² / 4": a formula's constant denominator
     window = text[max(0, x.start - 10) : x.end + 6]
     for m in _SMALL_FRACTION_RE.finditer(window):
         if m.start() <= x.start - max(0, x.start - 10) < m.end():
@@ -211,6 +231,9 @@ def _answer_numbers(text: str, scope: str, question: str = "") -> list[Number]:
     question's data restated ("k = 0.158" when the question gives 0.158); in the final
     answer, those of a given-quantity aside are left out when a number stays outside it."""
     found = find_numbers(text)
+    if "<?" in text:  # an XML declaration's version="1.0" is markup, not a reported number
+        prolog = [m.span() for m in _XML_PROLOG_RE.finditer(text)]
+        found = [x for x in found if not any(a <= x.start < b for a, b in prolog)]
     numbers = [x for x in found if not _never_in_scope(text, x)] or found
     if scope != "final":
         given = {_written(g) for g in find_numbers(question)} if question else set()
@@ -262,36 +285,17 @@ def decimal_annotation(inp: CheckInput) -> Verdict:
     )
 
 
-_EXPONENT_RE = re.compile(
-    r"(?:10[ \t]*\^[ \t]*\{?[ \t]*|[eE])([-+−]?[0-9]+)|10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)"
-)
-_SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺−", "0123456789-+-")
-
-
-def _value(x: Number) -> float | None:
-    """The number's value (a power-of-ten exponent applied), or None when unread."""
-    try:
-        value = float(x.mantissa)
-        if x.scientific:
-            m = _EXPONENT_RE.search(x.text, len(x.text) - len(x.text.lstrip()))
-            if m is None:
-                return None
-            value *= 10.0 ** int((m[1] or m[2]).translate(_SUPERSCRIPT_DIGITS))
-    except (ValueError, OverflowError):
-        return None
-    return value
-
-
 def _also_scientific(x: Number, answer: list[Number]) -> bool:
     """``x`` (plain, in the working) has the value of a number the answer statement writes
     in scientific notation, equal to the precision ``x`` is written with (docs/labelling.md
     rule 3: the reported value "≈ 0.949 km³" in a step, "9.49e-1" in the answer's CSV)."""
-    value = _value(x)
-    if not value:
+    read = number_value(x.text)
+    if not read or not read[0]:
         return False
+    value = read[0]
     for other in answer:
-        if other.scientific and (known := _value(other)) is not None:
-            if abs(known - value) <= 0.5 * 10.0**-x.decimals + 1e-12 * abs(value):
+        if other.scientific and (known := number_value(other.text)) is not None:
+            if abs(known[0] - value) <= 0.5 * 10.0**-x.decimals + 1e-12 * abs(value):
                 return True
     return False
 
@@ -376,6 +380,9 @@ def _letter_case(inp: CheckInput, upper: bool) -> Verdict:
     text, where = scoped_text(inp.response, scope)
     if scope == "whole" and (block := _keys_and_values_scope(inp, key)):
         text, where = block, "the structured answer's keys and values"
+    opening = opening_answer(inp.response, clean_parameters(inp.parameters), inp.question or "")
+    if scope == "final" and opening is not None:  # "state your choice first, in capitals"
+        text, where = opening, "the first line (where the question puts the answer)"
     # LaTeX command and environment names are markup, not prose; the letters of their
     # arguments (\text{Speed}, \BOXED{SPEED}, a variable $V$) are the response's letters
     if "\\" in text:
@@ -428,9 +435,11 @@ def choose_from(inp: CheckInput) -> Verdict:
     text, where = scoped_text(inp.response, input_scope(inp, CHOICE_KEY, default="final"))
     named, how = chosen_options(options, text)
     opening = opening_answer(inp.response, clean_parameters(inp.parameters), inp.question or "")
-    if not named and opening is not None:  # the question put the choice on the first line
-        text, where = opening, "the first line (where the question puts the answer)"
-        named, how = chosen_options(options, text)
+    if opening is not None:  # the question put the choice first: the first line decides
+        first, first_how = chosen_options(options, opening)
+        if first or not named:
+            text, where = opening, "the first line (where the question puts the answer)"
+            named, how = first, first_how
     if not named and flat_notation(text) != text:  # "\text{Na}_2\text{CO}_3" names Na2CO3
         named, how = chosen_options(options, flat_notation(text))
     if not named:

@@ -167,6 +167,8 @@ def requirement_scope(
 
 
 _CLAUSE_SPLIT_RE = re.compile(
+    # "..., and the final answer should be placed in \boxed{}": a clause with its own subject
+    r",\s*(?:and|but)\s+(?=(?:the|your)\s+(?:[a-z]+\s+){1,2}(?:should|must|is|are|will|needs?)\b)|"
     r";\s*|,?\s+(?:and|but|then)\s+(?:also\s+)?(?=(?:enclose|wrap|put|place|write|give|express|"
     r"use|provide|round|report|present|return|answer|respond|format|show|state|box|include|"
     r"keep|make|list|explain|start|begin|end|finish|mark|highlight|bold)\b)",

@@ -302,24 +302,26 @@ def values_in_key_units(answer: str, question: str = "") -> str:
     return "\n".join(out)
 
 
-def same_value(a: str, b: str) -> bool:
+def same_value(a: str, b: str, any_precision: bool = False) -> bool:
     """The same number with the same digits, in any notation ("5.91 × 10⁻¹²" and "5.91e-12",
-    "1,200" and "1200"; "5" and "5.0" are not: the precision as written differs)."""
+    "1,200" and "1200"; "5" and "5.0" are not: the precision as written differs, unless
+    ``any_precision``)."""
     if a.replace(" ", "").replace(",", "") == b.replace(" ", "").replace(",", ""):
         return True
     x, y = number_value(a), number_value(b)
     if x is None or y is None:
         return False
-    return x[1] == y[1] and math.isclose(x[0], y[0], rel_tol=1e-9)
+    return (any_precision or x[1] == y[1]) and math.isclose(x[0], y[0], rel_tol=1e-9)
 
 
 def places_stating_the_unit(
     response: str, answer: str, numbers: list[str], question: str = ""
-) -> Iterator[tuple[str, str]]:
-    """Where a reply states the unit of a final answer that lacks it, in the order tried."""
+) -> Iterator[tuple[str, str, bool]]:
+    """Where a reply states the unit of a final answer that lacks it, in the order tried,
+    and whether a value there may be written to another precision than the answer's."""
     statement = answer_statement(response)  # "The route is 6.2 miles long: \boxed{6.2}"
     if statement is not None:
-        yield statement
+        yield (*statement, False)
     if not numbers:
         return
     if literal_of_numbers(answer):
@@ -327,18 +329,22 @@ def places_stating_the_unit(
         # ("gc_content_percent"), the sentence introducing it ("(activity in kBq, ...)") or
         # the working's values stand for it
         if keyed := values_in_key_units(answer, question):
-            yield keyed, "the answer's keys, naming the units of their values"
-        yield introducing_sentence(response, answer), "the sentence introducing the answer"
-        yield response, "the response, for the values of the structured answer"
+            yield keyed, "the answer's keys, naming the units of their values", False
+        yield introducing_sentence(response, answer), "the sentence introducing the answer", False
+        # a literal the question laid out writes its values to its own precision: "900
+        # ng/µL" in a step is the tuple's 900.00
+        yield response, "the response, for the values of the structured answer", True
     else:
         # a box or "[[33.3]]" could have held the unit: the value must be stated with it in
         # the reply's text ("the population doubles in about 33.3 years", "t ≈ 70 / 2.1 ≈
         # 33.3 yr"), not only in a displayed equation of the working
         prose = _DISPLAY_MATH_RE.sub(" ", response)
-        yield prose, "the reply's text, for the values of the final answer"
+        yield prose, "the reply's text, for the values of the final answer", False
 
 
-def same_value_in_unit(text: str, numbers: list[str], req: Requirement) -> Quantity | None:
+def same_value_in_unit(
+    text: str, numbers: list[str], req: Requirement, any_precision: bool = False
+) -> Quantity | None:
     cleaned = clean_unit_text(text)
     try:
         found = quantities(cleaned)
@@ -350,7 +356,7 @@ def same_value_in_unit(text: str, numbers: list[str], req: Requirement) -> Quant
             if req.family
             else carries(q.units, req.units)
         )
-        if right and (not numbers or any(same_value(q.number, n) for n in numbers)):
+        if right and (not numbers or any(same_value(q.number, n, any_precision) for n in numbers)):
             return q
     return None
 

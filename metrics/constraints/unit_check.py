@@ -117,7 +117,7 @@ def check_units(inp: CheckInput) -> Verdict:
         if each.score == 1.0:
             return each
     numbers = [q.number for q in own]
-    for text, where in places_stating_the_unit(
+    for text, where, any_precision in places_stating_the_unit(
         inp.response, region[0], numbers, inp.question or ""
     ):
         if where.startswith("the sentence introducing"):
@@ -127,7 +127,7 @@ def check_units(inp: CheckInput) -> Verdict:
                         f"{where} names its unit {shown!r} = {req.show()}; {verdict.reason}"
                     )
             continue
-        hit = same_value_in_unit(text, numbers, req)
+        hit = same_value_in_unit(text, numbers, req, any_precision)
         if hit is not None:
             return Verdict.passed(
                 f"{where} gives {show_quantity(hit)} in {req.show()} "

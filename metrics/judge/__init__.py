@@ -136,9 +136,9 @@ def role_settings(metadata: Mapping[str, Any] | None, role: str, shorthand: str)
 
 def known_roles() -> tuple[str, ...]:
     """The roles the registered benchmarks declare (``Benchmark.judge_roles``)."""
-    from sci_tasks import benchmarks
+    from sci_tasks import registry
 
-    return tuple(dict.fromkeys((*ROLES, *benchmarks.judge_roles())))
+    return tuple(dict.fromkeys((*ROLES, *registry.judge_roles())))
 
 
 # the roles other than correctness (its jury is in ``CorrectnessJudge``) a jury may answer

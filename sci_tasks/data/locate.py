@@ -25,7 +25,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, Literal
 
-from sci_tasks import benchmarks
+from sci_tasks import registry
 
 ROOT_KEY = "SCI_TASKS_DATA_DIR"
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
@@ -71,12 +71,12 @@ class DataLocation:
 
 
 def samples_dir(benchmark: str) -> Path:
-    return Path(str(files("sci_tasks.samples") / benchmark))
+    return Path(str(files("sci_tasks.benchmarks") / benchmark / "samples"))
 
 
 def locate(benchmark: str, overrides: Mapping[str, Any] | None = None) -> DataLocation:
     """Find ``benchmark``'s data following the convention above."""
-    key = benchmarks.get(benchmark).data_key  # KeyError naming the known ones
+    key = registry.get(benchmark).data_key  # KeyError naming the known ones
     sources: list[tuple[str, Mapping[str, Any]]] = [
         ("run settings", overrides or {}),
         ("environment", os.environ),

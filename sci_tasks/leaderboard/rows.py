@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sci_tasks import benchmarks
+from sci_tasks import registry
 from sci_tasks.leaderboard import sections, statistics
 from sci_tasks.leaderboard.discovery import Job, find_jobs
 from sci_tasks.leaderboard.sections import Section
@@ -131,9 +131,9 @@ def _model_row(
         part.fill(row, entries, notes)
     _standard(row, entries)
     statistics.uncertainty(row, entries, parts, notes)
-    titles = [b.title for b in benchmarks.all_benchmarks()]
+    titles = [b.title for b in registry.all_benchmarks()]
     for e in entries.values():
-        bench = benchmarks.of_task(e.task)
+        bench = registry.of_task(e.task)
         if bench and number(e.values.get("bundled_samples,none")) > 0:
             if bench.title not in row.bundled:
                 row.bundled.append(bench.title)
@@ -146,7 +146,7 @@ def _model_row(
 
 def _standard(row: ModelRow, entries: Mapping[str, Entry]) -> None:
     """Standard tasks' headline metric; subtasks of a group that is present are left out."""
-    ours = tuple(p for b in benchmarks.all_benchmarks() for p in b.prefixes)
+    ours = tuple(p for b in registry.all_benchmarks() for p in b.prefixes)
     inside: set[str] = set()
     for e in entries.values():
         subtasks = e.job.results.get("group_subtasks", {})

@@ -25,9 +25,9 @@ import yaml
 from lm_eval.api.metrics import aggregate_subtask_metrics
 from lm_eval.config.group import AggMetricConfig, GroupConfig
 
-from sci_tasks import benchmarks, stats
-from sci_tasks.benchmarks import Benchmark
+from sci_tasks import registry, stats
 from sci_tasks.leaderboard.table import Entry, ModelRow, number
+from sci_tasks.registry import Benchmark
 
 if TYPE_CHECKING:
     from sci_tasks.leaderboard.table import Leaderboard
@@ -153,7 +153,7 @@ def section_of(benchmark: Benchmark) -> Section:
     ref = benchmark.leaderboard
     if not ref:
         return Section(benchmark)
-    cls = benchmarks.hook(ref if ":" in ref else f"{ref}:Section")
+    cls = registry.hook(ref if ":" in ref else f"{ref}:Section")
     if not (isinstance(cls, type) and issubclass(cls, Section)):
         raise ValueError(
             f"benchmark {benchmark.name!r}: leaderboard hook {ref!r} is not a subclass of "
@@ -164,7 +164,7 @@ def section_of(benchmark: Benchmark) -> Section:
 
 def registered() -> tuple[Section, ...]:
     """A section per registered benchmark, in registry order."""
-    return tuple(section_of(b) for b in benchmarks.all_benchmarks())
+    return tuple(section_of(b) for b in registry.all_benchmarks())
 
 
 # --- lm-eval's group aggregation ------------------------------------------------------------

@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from sci_tasks import benchmarks
-from sci_tasks.benchmarks import Check
+from sci_tasks import registry
 from sci_tasks.data.jsonl import DETAIL
 from sci_tasks.logged.runs import Run
+from sci_tasks.registry import Check
 
 THUMB = 256  # pixels, longest side of an embedded image (shown at most 220 px wide)
 
@@ -46,7 +46,7 @@ GIVEN_CHECKS = "page_checks"  # a record's own checks (Check fields), not its be
 
 @functools.cache
 def _checks_hook(ref: str) -> Callable[[Mapping[str, Any]], list[Check]]:
-    hooked: Callable[[Mapping[str, Any]], list[Check]] = benchmarks.hook(ref)
+    hooked: Callable[[Mapping[str, Any]], list[Check]] = registry.hook(ref)
     return hooked
 
 
@@ -58,7 +58,7 @@ def checks_of(task: str, record: Mapping[str, Any]) -> list[dict[str, Any]]:
     if isinstance(given, list):
         return [page_check(Check(**c)) for c in given]
     detail = record.get(DETAIL)  # the per-sample record its scorer logs
-    benchmark = benchmarks.of_task(task)
+    benchmark = registry.of_task(task)
     if not isinstance(detail, dict) or benchmark is None or not benchmark.checks:
         return []
     try:
@@ -102,7 +102,7 @@ NO_JUDGE = "n/a (no judge)"
 
 
 def judge_graded() -> frozenset[str]:  # every value an LLM judge's grade (MetricSpec.judged)
-    return frozenset(m.name for b in benchmarks.all_benchmarks() for m in b.metrics if m.judged)
+    return frozenset(m.name for b in registry.all_benchmarks() for m in b.metrics if m.judged)
 
 
 def _structured(value: Any) -> bool:

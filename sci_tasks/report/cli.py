@@ -1,7 +1,7 @@
 """``sci-report RUN_DIR [--out DIR]``: tables and plots from a run's logged samples.
 
 Each registered benchmark's report module (its declaration's ``report``,
-``sci_tasks.benchmarks``) writes what it can find under RUN_DIR (lm-eval or sci-score
+``sci_tasks.registry``) writes what it can find under RUN_DIR (lm-eval or sci-score
 output written with ``--log_samples``); default output: ``RUN_DIR/report/``. A benchmark
 whose samples cannot be read is one line on stderr (exit status 1); the others are written.
 """
@@ -9,11 +9,10 @@ whose samples cannot be read is one line on stderr (exit status 1); the others a
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from pathlib import Path
 
-from sci_tasks import benchmarks
+from sci_tasks import registry
 from sci_tasks.data.locate import DataError
 
 
@@ -28,9 +27,9 @@ def main(argv: list[str] | None = None) -> None:
     out = (args.out or run_dir / "report").resolve()
     written: list[Path] = []
     failed = False
-    for benchmark in benchmarks.all_benchmarks():
+    for benchmark in registry.all_benchmarks():
         try:
-            written += importlib.import_module(benchmark.report).write_report(run_dir, out)
+            written += registry.report_writer(benchmark)(run_dir, out)
         except Exception as exc:  # one benchmark's bad samples must not cost the others' report
             failed = True
             detail = str(exc) if isinstance(exc, (DataError, ValueError, OSError)) else repr(exc)

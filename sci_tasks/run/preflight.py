@@ -20,7 +20,12 @@ from omegaconf import DictConfig, OmegaConf
 
 import sci_tasks
 from sci_tasks import manifest
-from sci_tasks.score import correctness_judge_config, judge_config, other_roles, role_metadata
+from sci_tasks.run_judges import (
+    correctness_judge_config,
+    judge_config,
+    other_roles,
+    role_metadata,
+)
 
 
 def plain(node: Any) -> dict[str, Any]:
@@ -198,10 +203,10 @@ def hub_endpoint() -> str:
 
 def data_locations(names: list[str], metadata: dict[str, Any]) -> list[Any]:
     """The data locations of the benchmarks whose tasks or groups ``names`` selects."""
-    from sci_tasks import benchmarks
+    from sci_tasks import registry
     from sci_tasks.data.locate import locate
 
-    selected = {b.name: b for b in map(benchmarks.of_task, names) if b is not None}
+    selected = {b.name: b for b in map(registry.of_task, names) if b is not None}
     return [locate(name, metadata) for name in sorted(selected)]
 
 
@@ -355,13 +360,13 @@ def check_images(tasks: dict[str, Any], config: dict[str, Any], choices: dict[st
 
 def data_sources(tasks: dict[str, Any], cfg: DictConfig) -> dict[str, str]:
     """Per benchmark (or lm-eval task that is not ours): where its data came from."""
-    from sci_tasks import benchmarks
+    from sci_tasks import registry
     from sci_tasks.data.locate import locate
 
     sources: dict[str, str] = {}
     others = []
     for name in sorted(tasks):
-        benchmark = benchmarks.of_task(name)
+        benchmark = registry.of_task(name)
         if benchmark is not None:
             sources.setdefault(benchmark.name, locate(benchmark.name, run_metadata(cfg)).describe())
         else:

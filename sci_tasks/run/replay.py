@@ -15,13 +15,13 @@ def replay_arguments(path: Path, later: list[str]) -> list[str]:
     environment's locations dropped where the run read bundled samples. Refuses (a
     ValueError, one line) when recorded data is gone or no longer matches its
     fingerprint. ``later`` overrides win; a later ``data.*`` override is not checked."""
-    from sci_tasks import benchmarks
+    from sci_tasks import registry
     from sci_tasks.data.locate import ROOT_KEY
     from sci_tasks.paths import hydra_quoted
 
     recorded = manifest.read(path)
     data = {b: e for b, e in recorded.data.items() if "source" in e}
-    keys = benchmarks.data_keys()
+    keys = registry.data_keys()
     given = {o.split("=", 1)[0].lstrip("+~") for o in later if "=" in o}
     replayed = {b: e for b, e in data.items() if f"data.{keys.get(b)}" not in given}
     if data:

@@ -15,7 +15,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from sci_tasks import benchmarks, stats
+from sci_tasks import registry, stats
 from sci_tasks.logged.runs import Run, caveats, run_caveats
 from sci_tasks.logged.samples import (
     NO_JUDGE,
@@ -36,8 +36,8 @@ TEMPLATE = "view.jinja"
 
 def headlines() -> dict[str, tuple[str, ...]]:
     """Headline metrics of a task's summary by task-name prefix (lm-eval names, filter
-    "none"), as each benchmark declares them (``sci_tasks.benchmarks``)."""
-    return {p: m for b in benchmarks.all_benchmarks() for p, m in b.headlines.items()}
+    "none"), as each benchmark declares them (``sci_tasks.registry``)."""
+    return {p: m for b in registry.all_benchmarks() for p, m in b.headlines.items()}
 
 
 def summary_rows(run: Run, task: str, iters: int) -> list[list[str]]:

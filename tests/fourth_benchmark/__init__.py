@@ -19,7 +19,7 @@ BENCHMARK = Benchmark(
     name="units",  # data key UNITS_DATA_DIR, group "units", columns from the labels
     title="Units",
     splits=tuple(f"units_{k}" for k in KINDS),
-    report="tests.fourth_benchmark.report",
+    report=".report",
     metrics=(
         MetricSpec(
             "number",
@@ -27,7 +27,7 @@ BENCHMARK = Benchmark(
             "mean",
             comment="the reply's number equals the answer's",
             label="Number",
-            parts="tests.fourth_benchmark.metrics:number_parts",
+            parts=".metrics:number_parts",
         ),
         MetricSpec(
             "exact",
@@ -35,13 +35,12 @@ BENCHMARK = Benchmark(
             "mean",
             comment="the number and the unit as the answer's",
             label="Exact",
-            parts="tests.fourth_benchmark.metrics:exact_parts",
+            parts=".metrics:exact_parts",
         ),
         record_metric("questions scored; each sample's value is its record (samples log only)"),
     ),
     headlines={"units": ("number", "exact")},
     count_column="questions",
     leaderboard_doc="the `units` group's values (size-weighted over the two kinds).",
-    tasks_dir=str(HERE / "tasks"),
-    checks="tests.fourth_benchmark.metrics:checks",
+    checks=".metrics:checks",
 )
