@@ -53,11 +53,15 @@ def tests(session: nox.Session) -> None:
 def tests_each_file(session: nox.Session) -> None:
     """Opt-in: every test file in a process of its own, in file order, two files at a time:
     no test file leans on another having run first in its process (`tests` shuffles, so it
-    finds that only by chance). The real-model (e2e) tests run in `tests` only."""
+    finds that only by chance); the files of EACH_TEST test function by test function. The
+    real-model (e2e) tests run in `tests` only."""
     install_project(session)
     files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py"))
     pytest = shutil.which("pytest", path=session.bin) or "pytest"
     env = {**os.environ, **OFFLINE}
+    for path in EACH_TEST:  # these files test by test too: each test function in a process
+        files.remove(path)
+        files += tests_of(pytest, path, env)
 
     def alone(path: str) -> tuple[str, subprocess.CompletedProcess[str]]:
         cmd = [pytest, "-q", "-p", "no:randomly", "-m", "not e2e and not llama_server", path]
@@ -74,6 +78,25 @@ def tests_each_file(session: nox.Session) -> None:
                 failed.append(path)
     if failed:
         session.error(f"failed when run alone: {', '.join(failed)}")
+
+
+# Files whose tests share module state (the checker registry): each test function alone.
+EACH_TEST = ("tests/test_registry.py",)
+
+
+def tests_of(pytest: str, path: str, env: dict[str, str]) -> list[str]:
+    """The test functions of ``path`` as pytest node ids, one per function (its parameters
+    run together in that function's process)."""
+    listed = subprocess.run(
+        [pytest, "--collect-only", "-q", "-p", "no:randomly", path],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        check=True,
+    ).stdout.splitlines()
+    nodes = (line.split("[", 1)[0] for line in listed if line.startswith(f"{path}::"))
+    return list(dict.fromkeys(nodes))
 
 
 @nox.session(python="3.11")

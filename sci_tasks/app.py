@@ -124,7 +124,7 @@ def run(cfg: DictConfig) -> None:
 
     def record(status: str, results: Any = None, error: str | None = None) -> None:
         built = manifest.build(config, overrides, results, metadata, status, error, data)
-        built["usage"] = {"judge": ledger.summary()}
+        built.usage = {"judge": ledger.summary()}
         manifest.write(folder, built)
 
     if sweep:  # a sweep keeps a record of every job, a failed pre-flight included

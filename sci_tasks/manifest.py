@@ -17,17 +17,15 @@ the value.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -182,77 +180,6 @@ def git_revision() -> dict[str, Any] | str:
     return {"commit": commit, "dirty": bool(dirty)}
 
 
-def _git_dir(folder: Path) -> Path | None:
-    """The git folder of the checkout holding ``folder`` (None: none, or no git)."""
-    found = _git(folder, "rev-parse", "--absolute-git-dir")
-    return Path(found) if found else None
-
-
-# lm-eval's ``git_hash`` for a run of an installed sci-tasks outside any checkout: a tag, so
-# the results say why there is no revision rather than a commit of somebody else's folder
-NO_CHECKOUT = "no-checkout"
-_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's built-in empty tree (SHA-1)
-
-
-@contextmanager
-def quiet_git() -> Iterator[None]:
-    """lm-eval's run with its git lookup quiet, nothing of lm-eval's replaced.
-
-    lm-eval records ``git describe --always`` of the working folder (``git_hash`` in its
-    results); outside a checkout git prints ``fatal: not a git repository`` on our stderr.
-    Then, for the run, ``GIT_DIR`` (which git honours) names the checkout sci-tasks itself
-    runs from: lm-eval records the revision of the code that ran (the manifest's ``git``). An
-    installed sci-tasks has no checkout: ``GIT_DIR`` names a tiny repository in the cache
-    whose only commit is tagged ``no-checkout``, which lm-eval records. Inside a checkout, or
-    with ``GIT_DIR`` set already, nothing changes."""
-    if _git_dir(Path.cwd()) is not None or "GIT_DIR" in os.environ:
-        yield
-        return
-    own = Path(__file__).resolve().parents[1]
-    git_dir = _git_dir(own) if (own / ".git").exists() else None
-    git_dir = git_dir or _no_checkout_repository()
-    if git_dir is None:  # git missing: lm-eval's lookup fails silently
-        yield
-        return
-    os.environ["GIT_DIR"] = str(git_dir)
-    try:
-        yield
-    finally:
-        os.environ.pop("GIT_DIR", None)
-
-
-def _no_checkout_repository() -> Path | None:
-    """A bare repository in the cache whose HEAD is tagged ``NO_CHECKOUT`` (built once; None
-    when git is missing or fails)."""
-    from sci_tasks.cache import cache_root
-
-    repo = cache_root() / "git" / f"{NO_CHECKOUT}.git"
-    if _git(repo, "describe", "--always") == NO_CHECKOUT:
-        return repo
-    repo.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{repo.name}-", dir=repo.parent))
-    try:
-        fixed = {"GIT_AUTHOR_NAME": "sci-tasks", "GIT_AUTHOR_EMAIL": "sci-tasks@localhost",
-                 "GIT_COMMITTER_NAME": "sci-tasks", "GIT_COMMITTER_EMAIL": "sci-tasks@localhost",
-                 "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z",
-                 "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}  # fmt: skip
-        commit = None
-        if _git(work, "init", "--quiet", "--bare") is not None:
-            commit = _git(work, "commit-tree", _EMPTY_TREE, "-m", NO_CHECKOUT, env=fixed)
-        if not commit or _git(work, "update-ref", "--no-deref", "HEAD", commit) is None:
-            return None
-        # annotated: `git describe` (lm-eval's lookup) reads only annotated tags
-        if _git(work, "tag", "-a", NO_CHECKOUT, "-m", NO_CHECKOUT, commit, env=fixed) is None:
-            return None
-        try:
-            os.rename(work, repo)
-        except OSError:  # another run built it first
-            pass
-        return repo if _git(repo, "describe", "--always") == NO_CHECKOUT else None
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-
-
 RECORD_SUFFIXES = (".jsonl", ".parquet")
 
 
@@ -293,6 +220,72 @@ def data_fingerprints(metadata: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+# 2: the ``version`` field itself, and sci-score's files under ``results_files``;
+# 1: every manifest written before (no ``version``; sci-score's files under ``results``)
+MANIFEST_VERSION = 2
+
+
+@dataclass
+class Manifest:
+    """One run folder's record, as ``manifest.json`` holds it: a ``sci-eval`` job (config,
+    data fingerprints, the results' metrics) or a ``sci-score`` re-score (the run it
+    re-scored, the files it wrote, its judges). Read and written here only."""
+
+    status: str = "unknown"  # running, done, failed (with its one-line ``error``)
+    error: str | None = None
+    written: str = ""  # when, ISO 8601
+    command: list[str] = field(default_factory=list)
+    overrides: list[str] = field(default_factory=list)  # what ``sci-eval --replay`` runs again
+    config: dict[str, Any] = field(default_factory=dict)  # resolved, secrets redacted
+    kind: str = "sci-eval"  # or "sci-score"
+    packages: dict[str, Any] = field(default_factory=dict)
+    git: Any = None  # {"commit", "dirty"} or "none"
+    task_hashes: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)  # per benchmark: source, fingerprint
+    seeds: dict[str, Any] = field(default_factory=dict)
+    results: dict[str, Any] = field(default_factory=dict)  # sci-eval: metrics per task
+    usage: dict[str, Any] = field(default_factory=dict)  # {"judge": per role}
+    run_dir: str | None = None  # sci-score: the run it re-scored
+    results_files: list[str] = field(default_factory=list)  # sci-score: what it wrote
+    judge: dict[str, Any] | None = None  # sci-score: the re-scoring judges
+    correctness_judge: dict[str, Any] | None = None
+    version: int = MANIFEST_VERSION
+
+    def to_json(self) -> dict[str, Any]:
+        """The file's object: a sci-eval manifest without sci-score's fields, and the other
+        way round (each kind the keys it always had, plus ``version``)."""
+        out = asdict(self)
+        if self.error is None:
+            del out["error"]
+        only = _SCORE_ONLY if self.kind == "sci-eval" else _EVAL_ONLY
+        for key in only:
+            del out[key]
+        if self.kind == "sci-eval":
+            del out["kind"]  # sci-eval's manifests never named their kind
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], path: Path) -> Manifest:
+        """Any version so far; a manifest from a newer sci-tasks is refused in one line."""
+        version = data.get("version", 1)
+        if not isinstance(version, int) or version > MANIFEST_VERSION:
+            raise ValueError(
+                f"{path}: manifest version {version!r}, newer than this sci-tasks reads "
+                f"({MANIFEST_VERSION}): upgrade sci-tasks"
+            )
+        fields = {f.name for f in dataclasses.fields(cls)}
+        known = {k: v for k, v in data.items() if k in fields and v is not None}
+        if data.get("kind") == "sci-score" and isinstance(known.get("results"), list):
+            known["results_files"] = known.pop("results")  # version 1's sci-score shape
+        for name in ("error", "run_dir", "judge", "correctness_judge"):
+            known.setdefault(name, None)
+        return cls(**{**known, "version": version})
+
+
+_SCORE_ONLY = ("run_dir", "results_files", "judge", "correctness_judge")
+_EVAL_ONLY = ("packages", "git", "task_hashes", "data", "seeds", "results")
+
+
 def build(
     config: Mapping[str, Any],
     overrides: list[str],
@@ -301,48 +294,61 @@ def build(
     status: str,
     error: str | None = None,
     data: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The manifest; ``data`` (fingerprints) is computed when not given."""
+) -> Manifest:
+    """A sci-eval job's manifest; ``data`` (fingerprints) is computed when not given."""
     seed = config.get("seed")
-    return {
-        "status": status,
-        **({"error": error} if error else {}),
-        "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": ["sci-eval", *overrides],
-        "overrides": overrides,
-        "config": redact(config),
-        "packages": package_versions(),
-        "git": git_revision(),
-        "task_hashes": dict((results or {}).get("task_hashes", {})),
-        "data": dict(data) if data is not None else data_fingerprints(metadata),
-        "seeds": {"random": seed, "numpy": seed, "torch": seed, "fewshot": seed},
-        "results": {k: v for k, v in (results or {}).get("results", {}).items()},
-    }
+    return Manifest(
+        status=status,
+        error=error or None,
+        written=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        command=["sci-eval", *overrides],
+        overrides=overrides,
+        config=redact(config),
+        packages=package_versions(),
+        git=git_revision(),
+        task_hashes=dict((results or {}).get("task_hashes", {})),
+        data=dict(data) if data is not None else data_fingerprints(metadata),
+        seeds={"random": seed, "numpy": seed, "torch": seed, "fewshot": seed},
+        results=dict((results or {}).get("results", {})),
+    )
 
 
-def write(folder: Path, manifest: Mapping[str, Any]) -> Path:
+def write(folder: Path, manifest: Manifest) -> Path:
     path = folder / MANIFEST
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json_text(manifest) + "\n", encoding="utf-8")  # strict: NaN as null
+    tmp.write_text(json_text(manifest.to_json()) + "\n", encoding="utf-8")  # strict: NaN null
     tmp.replace(path)  # a killed job never leaves a half-written manifest
     return path
 
 
-def read(path: Path) -> dict[str, Any]:
+def read(path: Path) -> Manifest:
+    """The manifest in ``path`` (a folder or the file); a ValueError naming the file when it
+    is unreadable, not a JSON object, or newer than this sci-tasks."""
     if path.is_dir():
         path = path / MANIFEST
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ValueError(f"cannot read manifest {path}: {exc}") from exc
-    if not isinstance(data, dict) or "overrides" not in data:
-        raise ValueError(f"{path} is not a sci-eval manifest")
-    return data
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} is not a sci-eval manifest (not a JSON object)")
+    return Manifest.from_json(data, path)
+
+
+def nearest(folder: Path, top: Path) -> Path | None:
+    """The ``manifest.json`` nearest above ``folder`` up to ``top`` (a run's, a sweep
+    job's), None when there is none."""
+    for parent in (folder, *folder.parents):
+        if (parent / MANIFEST).is_file():
+            return parent / MANIFEST
+        if parent == top:
+            break
+    return None
 
 
 def finished(folder: Path) -> bool:
     try:
-        return read(folder).get("status") == "done"
+        return read(folder).status == "done"
     except ValueError:
         return False
 
@@ -379,10 +385,10 @@ def _without(tree: dict[str, Any], paths: Sequence[str]) -> dict[str, Any]:
     return dict(out)
 
 
-def differences(recorded: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
+def differences(recorded: Manifest, current: Mapping[str, Any]) -> list[str]:
     """What changed between a manifest and this job's ``inputs``, one short item each."""
-    before = inputs(recorded.get("config") or {}, recorded.get("data") or {})
-    before["packages"] = recorded.get("packages") or {}
+    before = inputs(recorded.config, recorded.data)
+    before["packages"] = recorded.packages
     out: list[str] = []
     for part in ("config", "data", "packages"):
         old, new = _flat(before[part]), _flat(current[part])
@@ -433,9 +439,9 @@ def place(job_dir: Path, current: Mapping[str, Any]) -> Placement:
     return Placement(fresh, False, why)
 
 
-def _done(folder: Path) -> dict[str, Any] | None:
+def _done(folder: Path) -> Manifest | None:
     try:
         recorded = read(folder)
     except ValueError:
         return None
-    return recorded if recorded.get("status") == "done" else None
+    return recorded if recorded.status == "done" else None

@@ -13,11 +13,21 @@ them (a ``logging.Filter`` on that logger: that message only, everything else it
 
 Installed when ``sci_tasks`` is imported, which every sci-* command and every lm-eval run of
 our tasks does (their YAMLs name our hooks).
+
+Not a log record: lm-eval's ``git describe --always`` (its results' ``git_hash``) prints
+``fatal: not a git repository`` on the process's stderr when the working folder is in no
+checkout. ``quiet_git_lookup`` sends that one call's stderr (the file descriptor, which the
+git child inherits) to the null device.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
 CUSTOM_KWARGS = ": Custom kwargs can be passed to `--metadata`"
 DO_SAMPLE = "Ensure 'do_sample=True' for non-greedy decoding"
@@ -71,3 +81,46 @@ def install() -> None:
         logger = logging.getLogger(name)
         if not any(isinstance(f, kind) for f in logger.filters):
             logger.addFilter(kind())
+
+
+@contextmanager
+def stderr_to_null() -> Iterator[None]:
+    """File descriptor 2 sent to the null device for the block: what a child process writes
+    there too (``contextlib.redirect_stderr`` moves only Python's ``sys.stderr``)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+Result = TypeVar("Result")
+
+
+def without_stderr(call: Callable[[], Result]) -> Callable[[], Result]:
+    def quiet() -> Result:
+        with stderr_to_null():
+            return call()
+
+    return quiet
+
+
+@contextmanager
+def quiet_git_lookup() -> Iterator[None]:
+    """lm-eval's run with its git lookup's stderr to the null device: lm-eval's own
+    ``get_git_commit_hash`` runs and records what it finds (``None`` outside a checkout);
+    only git's ``fatal:`` line is gone. For this block only."""
+    import lm_eval.evaluator
+
+    evaluator: Any = lm_eval.evaluator
+    lookup = evaluator.get_git_commit_hash
+    evaluator.get_git_commit_hash = without_stderr(lookup)
+    try:
+        yield
+    finally:
+        evaluator.get_git_commit_hash = lookup

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,7 +31,7 @@ from omegaconf import DictConfig
 
 import sci_tasks
 import sci_tasks.resolvers
-from sci_tasks import manifest, registry
+from sci_tasks import manifest, registry, run_folder
 from sci_tasks.data.jsonl import read_logged
 from sci_tasks.data.locate import samples_dir
 from sci_tasks.metrics import judge as judges
@@ -50,7 +49,6 @@ from sci_tasks.run_settings import RunSettings
 from sci_tasks.scoring import Scorer, score_all
 
 log = logging.getLogger("sci_tasks.score")
-_RESULTS = re.compile(r"^results_(?P<ts>.+)\.json$")
 
 
 @dataclass(frozen=True)
@@ -150,13 +148,6 @@ def task_scoring(task: str) -> TaskScoring | None:
     return scoring_of(load_ours([task])["tasks"][task])
 
 
-def _own_results(run_dir: Path) -> list[Path]:
-    """The model's own ``results_*.json`` under ``run_dir``, not earlier re-scores."""
-    return [
-        p for p in run_dir.rglob("results_*.json") if "scores" not in p.relative_to(run_dir).parts
-    ]
-
-
 def rescore_run(
     run_dir: Path,
     out_dir: Path,
@@ -166,18 +157,15 @@ def rescore_run(
 ) -> list[Path]:
     """Re-score every run found under ``run_dir`` with ``judge``; returns the results files."""
     written = []
-    results_files = sorted(_own_results(run_dir))
+    results_files = run_folder.results_files(run_dir)  # the model's own, not re-scores
     if not results_files:
         raise FileNotFoundError(f"no lm-eval results_*.json under {run_dir}")
     for results_file in results_files:
-        ts = _RESULTS.match(results_file.name)
-        assert ts is not None
         original = json.loads(results_file.read_text(encoding="utf-8"))
         target = out_dir / results_file.parent.relative_to(run_dir)
         target.mkdir(parents=True, exist_ok=True)
-        new = _rescore_one(
-            results_file.parent, ts["ts"], original, target, judge, correctness, roles
-        )
+        stamp = run_folder.stamp_of(results_file)
+        new = _rescore_one(results_file.parent, stamp, original, target, judge, correctness, roles)
         path = target / f"results_{datetime.now().isoformat().replace(':', '-')}.json"
         written.append(write_json(path, new))
     return written
@@ -200,7 +188,7 @@ def _rescore_one(
         for task in original.get("results", {})
         if task in our_names()
         and task not in subtasks_of
-        and (folder / f"samples_{task}_{ts}.jsonl").is_file()
+        and run_folder.samples_file(folder, task, ts).is_file()
     ]
     groups = [g for g in subtasks_of if g in our_names()]
     loaded: dict[str, Any] = (
@@ -216,7 +204,7 @@ def _rescore_one(
     results: dict[str, Any] = {}
     rescored, carried = [], []
     for task, metrics in original.get("results", {}).items():
-        samples_file = folder / f"samples_{task}_{ts}.jsonl"
+        samples_file = run_folder.samples_file(folder, task, ts)
         task_obj = loaded["tasks"].get(task)
         if task_obj is None or task in subtasks_of or not samples_file.is_file():
             results[task] = metrics
@@ -248,7 +236,7 @@ def _rescore_one(
             "judge": judge.public() if judge else None,
             "correctness_judge": correctness.public() if correctness else None,
             "judge_calls": (client.calls - calls_before) if client else 0,
-            "source_results": str(folder / f"results_{ts}.json"),
+            "source_results": str(run_folder.results_file(folder, ts)),
         },
     }
 
@@ -305,14 +293,14 @@ def score_manifest(
     judge: JudgeConfig | None,
     correctness: CorrectnessJudge | None,
     usage: dict[str, Any],
-) -> dict[str, Any]:
+) -> manifest.Manifest:
     """sci-score's own ``manifest.json`` (in its output folder): what re-scored which run,
     with which judges, and what the judges cost (``usage.judge``, per role). Its ``config``
     is the re-scored run's (its sci-eval manifest's, when it has one) with the re-scoring
     judges in place: what readers of the nearest manifest (sci-view) show for these scores."""
     source: dict[str, Any] = {}
     try:
-        source = dict(manifest.read(run_dir).get("config") or {})
+        source = manifest.read(run_dir).config
     except ValueError:  # an lm_eval output folder: no sci-eval manifest
         pass
     config = {
@@ -320,19 +308,19 @@ def score_manifest(
         "judge": judge.public() if judge else None,
         "correctness_judge": correctness.public() if correctness else None,
     }
-    return {
-        "kind": "sci-score",
-        "status": "done",
-        "written": datetime.now().astimezone().isoformat(timespec="seconds"),
-        "command": ["sci-score", *overrides],
-        "overrides": overrides,
-        "run_dir": str(run_dir),
-        "results": [str(p) for p in written],
-        "config": manifest.redact(config),
-        "judge": config["judge"],
-        "correctness_judge": config["correctness_judge"],
-        "usage": {"judge": usage},
-    }
+    return manifest.Manifest(
+        kind="sci-score",
+        status="done",
+        written=datetime.now().astimezone().isoformat(timespec="seconds"),
+        command=["sci-score", *overrides],
+        overrides=overrides,
+        run_dir=str(run_dir),
+        results_files=[str(p) for p in written],
+        config=manifest.redact(config),
+        judge=config["judge"],
+        correctness_judge=config["correctness_judge"],
+        usage={"judge": usage},
+    )
 
 
 def preflight(cfg: DictConfig, out_dir: Path) -> tuple[Any, Any, Roles]:
@@ -407,7 +395,7 @@ def main(argv: list[str] | None = None) -> None:
         folder = Path(raw).expanduser()
         if not folder.is_dir():
             raise SystemExit(f"sci-score: run_dir {raw} is not a folder")
-        if not any(_own_results(folder)):
+        if not run_folder.results_files(folder):
             raise SystemExit(
                 f"sci-score: no lm-eval results_*.json under {raw} (a run written with "
                 "--log_samples, e.g. by sci-eval or lm_eval --output_path)"

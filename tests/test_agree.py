@@ -285,10 +285,11 @@ def test_sci_view_shows_just_the_disagreements(
     data = page_data(page)
     assert [r["label"] for r in data["runs"]] == [str(run), str(sheet)]
     checks = {}  # (source, check name, item) -> verdict
-    for source, _, _, _, _, _, _, _, _, _, found, _ in data["samples"]:
-        for name, verdict, _, _, reason, _ in found:
-            item = data["strings"][reason].split("item ")[1].split(";")[0]
-            checks[(source, data["strings"][name], item)] = data["verdicts"][verdict]
+    for sample in data["samples"]:
+        for check in sample["checks"]:
+            item = data["strings"][check["reason"]].split("item ")[1].split(";")[0]
+            name = data["strings"][check["name"]]
+            checks[(sample["run"], name, item)] = data["verdicts"][check["verdict"]]
     disputed = {ones[0], zeros[0], zeros[2]}  # the other two agree: not on the page
     assert {item for _, _, item in checks} == disputed
     assert checks[(0, ones[0].split("/")[-1], ones[0])] == "pass"

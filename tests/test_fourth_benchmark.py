@@ -173,7 +173,11 @@ def test_sci_view_renders_its_checks(sweep: Path, monkeypatch: pytest.MonkeyPatc
     ]  # fmt: skip
     data = view.page_data(sweep, list(runs.values()), [])
     strings = data["strings"]
-    shown = {(strings[c[0]], data["verdicts"][c[1]]) for s in data["samples"] for c in s[10]}
+    shown = {
+        (strings[c["name"]], data["verdicts"][c["verdict"]])
+        for s in data["samples"]
+        for c in s["checks"]
+    }
     assert shown == {("number", "pass"), ("number", "fail"), ("unit", "pass"), ("unit", "fail")}
     rows = {name: text for name, text, _ in view.summary_rows(run, "units_metric", 1000)}
     assert rows["exact"].startswith("0.7500 ± ")  # 3 of the 4 metric questions

@@ -36,8 +36,8 @@ def test_model_hf_runs_on_the_cpu_with_its_fixed_batch(
     assert out.returncode == 0, out.stderr[-3000:]
     assert "  backend: hf on cpu\n" in out.stdout
     recorded = manifest.read(tmp_path / "r")
-    assert recorded["status"] == "done"
-    assert recorded["config"]["model"]["batch_size"] == 8  # conf/model/hf.yaml
+    assert recorded.status == "done"
+    assert recorded.config["model"]["batch_size"] == 8  # conf/model/hf.yaml
     (results,) = (tmp_path / "r").rglob("results_*.json")
     config = json.loads(results.read_text(encoding="utf-8"))["config"]
     assert config["device"] == "cpu" and str(config["batch_size"]) == "8"

@@ -81,7 +81,7 @@ def test_sigint_midway_keeps_the_responses_and_a_rerun_generates_only_the_rest(
     said = rf"; {kept - 1} response\(s\) of this run kept in the response cache \({kept} for "
     assert re.search(said + "this model in all", last), err[-1000:]
     recorded = manifest.read(tmp_path / "run")
-    assert recorded["status"] == "interrupted" and recorded["error"] == "interrupted by SIGINT"
+    assert recorded.status == "interrupted" and recorded.error == "interrupted by SIGINT"
     assert not list((tmp_path / "run").rglob("results_*.json"))
 
     # the same command again: the kept responses come from the cache, the rest is generated
@@ -91,7 +91,7 @@ def test_sigint_midway_keeps_the_responses_and_a_rerun_generates_only_the_rest(
     )  # fmt: skip
     assert again.returncode == 0, again.stderr[-2000:]
     assert f"Cached requests: {kept}, Requests remaining: {samples - kept}" in again.stdout
-    assert manifest.read(tmp_path / "run")["status"] == "done"
+    assert manifest.read(tmp_path / "run").status == "done"
     assert cached(cache) == samples
     (samples_file,) = (tmp_path / "run").rglob("samples_scimif_chem_*.jsonl")
     lines = samples_file.read_text(encoding="utf-8").splitlines()
@@ -117,7 +117,7 @@ def test_sigterm_during_model_loading_ends_in_one_line(
     assert proc.returncode == 143, err[-2000:]
     assert "Traceback" not in err
     assert err.strip().split("\n")[-1].startswith("sci-eval: interrupted by SIGTERM"), err[-500:]
-    assert manifest.read(tmp_path / "run")["status"] == "interrupted"
+    assert manifest.read(tmp_path / "run").status == "interrupted"
 
 
 class _RaisesWhenNamed:

@@ -3,7 +3,6 @@ backend, with its fault injection). Requests are counted at the server, from its
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -148,22 +147,19 @@ def test_server_faults_are_retried_then_unscored_with_the_true_reason(
         client = JudgeClient(config(server, tmp_path, cache=False))
         if warm:  # the first request passes (then the server starts refusing)
             client.ask(JudgeRequest("warm-up", SCHEMA, "test-prompt@1"))
-        started = time.monotonic()
+        sent_before = client.calls
         reply = client.ask(REQUEST)
-        elapsed = time.monotonic() - started
         assert reply.error == reason
+        assert client.calls - sent_before == 3  # bounded by attempts, not by a clock
         assert server.requests_received() == warm * 3 + 3  # every retry really reached it
-        assert elapsed < 5.0
 
 
 def test_a_slow_server_times_out_per_call_and_the_run_stays_bounded(tmp_path: Path) -> None:
     with katan(tmp_path, "--latency-ms", "3000") as server:
         client = JudgeClient(config(server, tmp_path, timeout=0.5, max_attempts=2, cache=False))
-        started = time.monotonic()
         reply = client.ask(REQUEST)
-        elapsed = time.monotonic() - started
         assert reply.error == "timeout after 0.5s (after 2 attempts)"
-        assert elapsed < 2 * 0.5 + 0.2 + 1.5  # two timeouts, one backoff, slack
+        assert client.calls == 2  # each attempt ended at its own timeout; no third was sent
 
 
 def test_concurrency_is_bounded(tmp_path: Path) -> None:

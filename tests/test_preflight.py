@@ -3,6 +3,7 @@ ask (key, server) before lm-eval starts, in one line, as sci-eval does."""
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import shutil
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import sci_tasks
-from sci_tasks.cli import UsageError, preflight
+from sci_tasks.cli import UsageError, include_our_tasks, output_folder, parse, preflight
 from sci_tasks.run.preflight import limit_problem
 
 from .helpers import console_script, loopback_env
@@ -35,23 +36,28 @@ def test_limit_problem(limit: object, problem: str | None) -> None:
     assert limit_problem(limit) == problem
 
 
+def parsed(argv: list[str]) -> argparse.Namespace:
+    """``argv`` as sci-lm-eval reads it: by lm-eval's own CLI (HarnessCLI)."""
+    return parse(argv)[1]
+
+
 def test_sci_lm_eval_refuses_a_bad_limit_and_an_unusable_judge_in_one_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     for key in ("SCI_TASKS_JUDGE_MODEL", "SCI_TASKS_JUDGE_BASE_URL", "NOPE_KEY"):
         monkeypatch.delenv(key, raising=False)
-    preflight([*RUN, "--limit", "2"])  # no judge: nothing else to check
+    preflight(parsed([*RUN, "--limit", "2"]))  # no judge: nothing else to check
     with pytest.raises(UsageError, match=r"^--limit -1: -1 is not positive"):
-        preflight([*RUN, "--limit", "-1"])
-    with pytest.raises(UsageError, match=r"^--limit x: 'x' is not a number$"):
-        preflight([*RUN, "--limit", "x"])
+        preflight(parsed([*RUN, "--limit", "-1"]))
+    with pytest.raises(UsageError, match=r"^--limit 1.5: 1.5 is neither a whole sample count"):
+        preflight(parsed([*RUN, "--limit", "1.5"]))
     remote = {
         "model": "gpt-4.1",
         "base_url": "https://api.openai.com/v1",
         "api_key_env": "NOPE_KEY",
     }
     with pytest.raises(UsageError) as refused:
-        preflight([*RUN, "--metadata", json.dumps({"judge": remote})])
+        preflight(parsed([*RUN, "--metadata", json.dumps({"judge": remote})]))
     assert str(refused.value) == (
         "judge.api_key_env: NOPE_KEY is not set (the key for https://api.openai.com/v1); "
         "export it or name another variable"
@@ -62,9 +68,9 @@ def test_sci_lm_eval_refuses_a_bad_limit_and_an_unusable_judge_in_one_line(
     with pytest.raises(
         UsageError, match=rf"^cannot reach the judge server at {url} \(connection refused\)"
     ):
-        preflight(RUN)
-    preflight([*RUN, "--predict_only"])  # nothing is scored: the judge is never asked
-    preflight(["ls", "tasks"])
+        preflight(parsed(RUN))
+    preflight(parsed([*RUN, "--predict_only"]))  # nothing is scored: the judge is never asked
+    preflight(parsed(["ls", "tasks"]))
 
 
 # --- sci-lm-eval gets sci-eval's pre-flight (issue 31) --------------------------------------
@@ -132,3 +138,28 @@ def test_sci_lm_eval_an_unreachable_hub_is_one_line(tmp_path: Path) -> None:
         f"sci-lm-eval: cannot reach the Hugging Face Hub at {hub} (connection refused): check "
         "the network, or set SCIMIF_DATA_DIR (run settings) to a local folder"
     )
+
+
+def test_sci_lm_eval_reads_its_command_line_with_lm_evals_own_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """HarnessCLI reads the line (the legacy form without ``run`` too); our task folder is
+    its --include_path unless the same folder is given; another folder is one line."""
+    legacy = parsed(RUN[1:])
+    assert legacy.command == "run" and legacy.tasks == ["scimif_chem"]
+    include_our_tasks(legacy)
+    assert legacy.include_path == str(Path(sci_tasks.include_path()).resolve())
+    again = parsed([*RUN, "--include_path", sci_tasks.include_path(), "-o", "out/r.json"])
+    include_our_tasks(again)
+    assert again.include_path == sci_tasks.include_path()
+    assert output_folder(again) == Path("out")  # a .json path names a file in the folder
+    listed = parsed(["ls", "tasks"])
+    include_our_tasks(listed)
+    assert listed.include_path == legacy.include_path
+    with pytest.raises(UsageError, match=r"^sci-lm-eval adds its own --include_path .* so "
+                       rf"--include_path {tmp_path} cannot be added"):  # fmt: skip
+        include_our_tasks(parsed([*RUN, "--include_path", str(tmp_path)]))
+    with pytest.raises(SystemExit) as refused:  # lm-eval's own parser error, as lm_eval says it
+        parsed([*RUN, "--limit", "x"])
+    assert refused.value.code == 2
+    assert "argument --limit/-L: invalid float value: 'x'" in capsys.readouterr().err

@@ -313,7 +313,7 @@ def readme_job(pilot: Pilot) -> Path | None:
 def manifest_config(job: Path) -> dict[str, Any]:
     from sci_tasks import manifest
 
-    return dict(manifest.read(job)["config"])
+    return dict(manifest.read(job).config)
 
 
 def run_readme(command: Command, workdir: Path, chat_url: str, *extra: str) -> str:
@@ -353,7 +353,7 @@ def test_where_the_readme_says_a_run_records_its_judge_and_image_budget(pilot: P
 
     seen = set()
     for job in [p for p in pilot.sweep.iterdir() if (p / "manifest.json").is_file()]:
-        assert "judge" in manifest.read(job)["config"]
+        assert "judge" in manifest.read(job).config
         # the sweep's results and any a later README command (sci-score) wrote beside them
         every_results = list(job.rglob("results_*.json"))
         assert every_results, job
@@ -383,7 +383,7 @@ def test_the_sweep_runs_every_job(pilot: Pilot) -> None:
     jobs = [p for p in pilot.sweep.iterdir() if (p / "manifest.json").is_file()]
     assert len(jobs) == len(sweep_jobs(argv(sweep)[1:]))
     for job in jobs:
-        assert manifest.read(job)["status"] == "done", job
+        assert manifest.read(job).status == "done", job
         assert list(job.rglob("results_*.json")), job
 
 
@@ -420,7 +420,7 @@ def test_replay_report_leaderboard_and_view_run_on_the_sweeps_output(pilot: Pilo
             sheet.write_text("".join(json.dumps(line) + "\n" for line in labelled), "utf-8")
     run = max(runs.iterdir())
     # the results layout the README states: <time>_<model>/<model>/results_*.json, ...
-    model = safe_name(manifest.read(job)["config"]["model"]["name"])
+    model = safe_name(manifest.read(job).config["model"]["name"])
     assert re.fullmatch(rf"[\d-]+_[\d-]+_{re.escape(model)}", run.name), run.name
     assert [p.parent.name for p in run.glob("*/results_*.json")] == [model]
     assert len(list(run.glob("*/samples_scimif_*.jsonl"))) == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -15,6 +16,7 @@ import yaml
 from sci_tasks.benchmarks.scimif import loader as scimif_data
 from sci_tasks.metrics.constraints import catalogue, registry
 from sci_tasks.metrics.constraints.registry import CheckInput, Group, Kind
+from sci_tasks.metrics.verdict import Verdict
 
 from .checker_cases import all_cases
 
@@ -85,13 +87,40 @@ def test_unknown_and_unchecked_constraints_are_unscored_by_name() -> None:
     assert unchecked.reason == "no checker yet for chemistry_atom_count_constraint (rdkit)"
 
 
-def test_register_refuses_names_outside_the_catalogue_and_duplicates() -> None:
-    before = registry.registered()["general_json_constraint"]  # loads every checker first
-    with pytest.raises(KeyError):
+@pytest.fixture
+def restored_registry() -> Iterator[dict[str, Any]]:
+    """The registry as every checker module left it, put back after the test whatever it
+    registered, so no test leaves a checker of its own behind for the next."""
+    before = registry.registered()  # loads every checker first
+    rules, judged = dict(registry._CHECKERS), dict(registry._JUDGED)
+    yield before
+    registry._CHECKERS.clear()
+    registry._CHECKERS.update(rules)
+    registry._JUDGED.clear()
+    registry._JUDGED.update(judged)
+
+
+def test_register_refuses_names_outside_the_catalogue_and_duplicates(
+    restored_registry: dict[str, Any],
+) -> None:
+    def never(inp: CheckInput) -> Verdict:
+        raise AssertionError("a refused checker was called")
+
+    with pytest.raises(KeyError, match="general_made_up"):
         registry.register("general_made_up")
-    with pytest.raises(KeyError):
-        registry.register("general_json_constraint")(lambda inp: None)
-    assert registry.registered()["general_json_constraint"] is before  # nothing replaced
+    with pytest.raises(KeyError, match="already has a checker"):
+        registry.register("general_json_constraint")(never)
+    assert registry.registered() == restored_registry  # nothing replaced, nothing added
+    free = "chemistry_atom_count_constraint"
+    del registry._CHECKERS[free]  # a free name before a taken one: the whole call is refused
+    with pytest.raises(KeyError, match="already has a checker"):
+        registry.register(free, "general_json_constraint")(never)
+    assert free not in registry.registered()
+    with pytest.raises(KeyError, match="already has a checker"):
+        registry.register_judged(
+            restored_registry["general_number_response"], free, "general_number_response"
+        )
+    assert free not in registry.registered()
 
 
 def _catalogue_rows() -> list[dict[str, str]]:

@@ -90,7 +90,7 @@ def test_surrogate_replies_an_html_judge_and_a_corrupt_cache_do_not_end_runs(
                                 "prompt_version": g["prompt_version"]}
                           for g in graded)  # fmt: skip
     assert all(g["prompt_version"].startswith("judge/scimif_correctness.jinja@") for g in graded)
-    assert manifest.read(tmp_path / "run")["status"] == "done"
+    assert manifest.read(tmp_path / "run").status == "done"
 
     # sci-score on a samples file whose reply holds a "\ud800" escape, with no judge and
     # with the HTML judge: both finish, every sample kept
@@ -181,16 +181,16 @@ def test_a_sweep_reruns_only_changed_jobs_into_fresh_folders_and_reports_failure
         # 8: the failed job says so, with its one-line error; the other job finished
         assert first.returncode != 0
         failed = manifest.read(spm)
-        assert failed["status"] == "failed"
-        assert failed["error"].startswith("DataError: ")
-        assert "\n" not in failed["error"] and (spm / "traceback.txt").is_file()
-        assert manifest.read(chem)["status"] == "done"
-        assert f"FAILED {spm}: {failed['error']}" in first.stderr
+        assert failed.status == "failed"
+        assert failed.error.startswith("DataError: ")
+        assert "\n" not in failed.error and (spm / "traceback.txt").is_file()
+        assert manifest.read(chem).status == "done"
+        assert f"FAILED {spm}: {failed.error}" in first.stderr
         assert f"  done     {chem.name}\n" in first.stdout
-        assert f"  failed   {spm.name}: {failed['error']}\n" in first.stdout
+        assert f"  failed   {spm.name}: {failed.error}\n" in first.stdout
         assert "sci-eval: 1 job(s) failed" in first.stderr
         board = ok(cli(tmp_path, "sci-leaderboard", str(sweep)))
-        assert f"failed: {spm.name}: {failed['error']}" in board.stdout
+        assert f"failed: {spm.name}: {failed.error}" in board.stdout
         asked = len(answered)
         assert asked == 1
 
@@ -212,8 +212,8 @@ def test_a_sweep_reruns_only_changed_jobs_into_fresh_folders_and_reports_failure
             f"running again into {fresh[0]}" in changed.stdout
         )
         assert len(answered) == asked + 2
-        assert manifest.read(fresh[0])["config"]["limit"] == 2
-        assert manifest.read(chem)["config"]["limit"] == 1
+        assert manifest.read(fresh[0]).config["limit"] == 2
+        assert manifest.read(chem).config["limit"] == 1
         assert sorted(chem.rglob("results_*.json")) == old_results
         assert "limit=1" in (chem / ".hydra" / "overrides.yaml").read_text()
         assert "limit=2" in (fresh[0] / ".hydra" / "overrides.yaml").read_text()
@@ -243,16 +243,16 @@ def test_a_failed_single_run_says_failed_in_its_manifest_and_exits_non_zero(
         )  # fmt: skip
     assert out.returncode == 1
     recorded = manifest.read(tmp_path / "r")
-    assert recorded["status"] == "failed"
-    assert recorded["error"] and "\n" not in recorded["error"]
-    assert f"FAILED {tmp_path / 'r'}: {recorded['error']}" in out.stderr
+    assert recorded.status == "failed"
+    assert recorded.error and "\n" not in recorded.error
+    assert f"FAILED {tmp_path / 'r'}: {recorded.error}" in out.stderr
     assert out.stderr.rstrip().endswith("sci-eval: 1 job(s) failed")
     assert (tmp_path / "r" / ".hydra" / "config.yaml").is_file()
     assert (tmp_path / "r" / "traceback.txt").is_file()
     board = ok(cli(tmp_path, "sci-leaderboard", str(tmp_path / "r")))
-    assert f"failed: r: {recorded['error']}" in board.stdout
+    assert f"failed: r: {recorded.error}" in board.stdout
     markdown = (tmp_path / "r" / "leaderboard" / "leaderboard.md").read_text(encoding="utf-8")
-    assert f"failed; {recorded['error']}" in markdown
+    assert f"failed; {recorded.error}" in markdown
 
     missing = tmp_path / "no-such-folder"
     out = cli(

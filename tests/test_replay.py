@@ -67,8 +67,8 @@ def test_a_sweep_finished_with_one_core_busy_is_skipped_whole_when_rerun_idle(
         cores = len(os.sched_getaffinity(0))
         for job in jobs:
             recorded = manifest.read(job)
-            assert recorded["status"] == "done"
-            assert recorded["config"]["model"]["env"]["OMP_NUM_THREADS"] == str(max(1, cores - 1))
+            assert recorded.status == "done"
+            assert recorded.config["model"]["env"]["OMP_NUM_THREADS"] == str(max(1, cores - 1))
         idle = ok(sci_eval(tmp_path, *sweep, busy=0.0))  # idle -> one thread per core
         assert len(asked) == 2  # no job ran again
         for job in jobs:
@@ -90,13 +90,13 @@ def test_a_replay_reads_the_data_of_the_run_or_refuses(tmp_path: Path) -> None:
         args = [*model_args(model.chat_url), "tasks=scimif_chem", "limit=1"]
         ok(sci_eval(tmp_path, *args, "hydra.run.dir=first", SCIMIF_DATA_DIR=str(data)))
         first = manifest.read(tmp_path / "first")
-        assert first["data"]["scimif"]["location"] == str(data.resolve())
+        assert first.data["scimif"]["location"] == str(data.resolve())
         # replayed without the variable: the recorded location is read again
         ok(sci_eval(tmp_path, "--replay", str(tmp_path / "first"), "hydra.run.dir=again"))
         again = manifest.read(tmp_path / "again")
-        assert again["data"]["scimif"]["location"] == str(data.resolve())
-        assert again["data"]["scimif"]["sha256"] == first["data"]["scimif"]["sha256"]
-        assert again["results"]["scimif_chem"]["bundled_samples,none"] == 0
+        assert again.data["scimif"]["location"] == str(data.resolve())
+        assert again.data["scimif"]["sha256"] == first.data["scimif"]["sha256"]
+        assert again.results["scimif_chem"]["bundled_samples,none"] == 0
         # a variable pointing elsewhere does not redirect the replay either
         elsewhere = tmp_path / "other"
         shutil.copytree(data, elsewhere)
@@ -104,16 +104,14 @@ def test_a_replay_reads_the_data_of_the_run_or_refuses(tmp_path: Path) -> None:
             tmp_path, "--replay", str(tmp_path / "first"), "hydra.run.dir=third",
             SCIMIF_DATA_DIR=str(elsewhere),
         ))  # fmt: skip
-        assert manifest.read(tmp_path / "third")["data"]["scimif"]["location"] == str(
-            data.resolve()
-        )
+        assert manifest.read(tmp_path / "third").data["scimif"]["location"] == str(data.resolve())
         # a run on the bundled samples replays on them, whatever the environment says
         ok(sci_eval(tmp_path, *args, "hydra.run.dir=bundled"))
         ok(sci_eval(
             tmp_path, "--replay", str(tmp_path / "bundled"), "hydra.run.dir=bundled2",
             SCIMIF_DATA_DIR=str(elsewhere),
         ))  # fmt: skip
-        assert manifest.read(tmp_path / "bundled2")["data"]["scimif"]["location"] is None
+        assert manifest.read(tmp_path / "bundled2").data["scimif"]["location"] is None
 
         # changed data: refused in one line, nothing run
         chemistry = data / "chemistry.jsonl"

@@ -51,19 +51,27 @@ def strict_json(path: Path) -> Any:
 
 
 def table_rows(stdout: str) -> dict[str, list[list[str]]]:
-    """The printed results table: task label -> its rows' cells (label and n only on the
-    first row of a task)."""
+    """The printed results tables (lm-eval's ``make_table``: Tasks or Groups, Version,
+    Filter, n-shot, Metric, arrow, Value, ±, Stderr): task label -> its rows' cells (the
+    label only on the first row of a task)."""
     rows: dict[str, list[list[str]]] = {}
     task = ""
     for line in stdout.splitlines():
         if not line.startswith("|"):
             continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if cells[0] == "Task" or set("".join(cells)) <= set("-:"):
+        if cells[0] in ("Tasks", "Groups") or set("".join(cells)) <= set("-:"):
             continue  # the header and the rule under it
         task = cells[0] or task
         rows.setdefault(task, []).append(cells)
     return rows
+
+
+def sample_count_note(stdout: str) -> dict[str, str]:
+    """The note under the table: task (or group) -> samples scored."""
+    (line,) = [line for line in stdout.splitlines() if line.startswith("n (samples scored): ")]
+    entries = line.removeprefix("n (samples scored): ").split(", ")
+    return dict(entry.rsplit(" ", 1) for entry in entries)
 
 
 def test_a_limited_run_says_so_before_and_after_and_writes_strict_json(tmp_path: Path) -> None:
@@ -94,15 +102,15 @@ def test_a_limited_run_says_so_before_and_after_and_writes_strict_json(tmp_path:
 
     rows = table_rows(out.stdout)
     assert set(rows) == {"SciMIF chemistry", "SciMIF biology"}
+    assert sample_count_note(out.stdout) == {"scimif_chem": "2", "scimif_bio": "2"}
     for task_rows in rows.values():
-        assert task_rows[0][1] == "2"  # the sample count, on the task's first row
-        metrics = {r[2]: r[4] for r in task_rows}
-        assert metrics["unknown_constraints"] == "0"  # a count of names outside the catalogue
+        metrics = {r[4]: r[6] for r in task_rows}
+        assert float(metrics["unknown_constraints"]) == 0  # names outside the catalogue
         assert metrics["correct"] == "n/a"  # no judge: nothing graded
         # bookkeeping is no metric row (the bundled data has its NOTE below)
         assert "record" not in metrics and "bundled_samples" not in metrics
         assert all(value == "n/a" or float(value) >= 0 for value in metrics.values())
-        errors = {r[2]: (r[5], r[6]) for r in task_rows}
+        errors = {r[4]: (r[7], r[8]) for r in task_rows}
         # every headline metric with a value carries its bootstrap ±; others have none
         assert all(errors[m][0] == "±" and float(errors[m][1]) >= 0 for m in ("csr", "isr"))
         assert errors["unknown_constraints"] == ("", "")
@@ -252,30 +260,30 @@ def test_limit_lines_nan_to_null_and_a_group_row_counting_its_tasks() -> None:
         "results": {
             "g": {"alias": "group g", "csr,none": 0.5, "csr_stderr,none": 0.1},
             "t1": {
-                "alias": " - t1",
+                "alias": "t1",
                 "csr,none": 1.0,
                 "csr_stderr,none": "N/A",
                 "record,none": 3.0,
                 "bundled_samples,none": 0.0,
             },
-            "t2": {"alias": " - t2", "csr,none": 0.0, "csr_stderr,none": "N/A"},
+            "t2": {"alias": "t2", "csr,none": 0.0, "csr_stderr,none": "N/A", "note,none": "x"},
         },
         "groups": {"g": {"alias": "group g", "csr,none": 0.5, "csr_stderr,none": 0.1}},
         "group_subtasks": {"g": ["t1", "t2"]},
         "n-samples": {"t1": {"original": 9, "effective": 3}, "t2": {"original": 4, "effective": 4}},
         "higher_is_better": {"g": {"csr": True}, "t1": {"csr": True}, "t2": {"csr": True}},
+        "versions": {"t1": 1.0, "t2": 1.0},
     }
     table = results_table(results)
     rows = table_rows(table)
-    assert rows["- t1"] == [["- t1", "3", "csr", "↑", "1", "", ""]]  # no record row
-    assert rows["- t2"] == [["- t2", "4", "csr", "↑", "0", "", ""]]
-    assert rows["group g"] == [["group g", "7", "csr", "↑", "0.5", "±", "0.1"]]  # 3 + 4 samples
-    head, rule = (
-        [c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()[:2]
-    )
-    assert head == ["Task", "n", "Metric", "", "Value", "", "Stderr"]
-    # outputs.markdown_table: n, Value and Stderr right-aligned, padded for the console
-    assert [c.endswith(":") for c in rule] == [False, True, False, False, True, False, True]
+    # lm-eval's make_table: subtasks indented under their group, no record row, no ± where
+    # there is no standard error
+    assert rows["- t1"] == [["- t1", "1", "none", "", "csr", "↑", "1", "", ""]]
+    assert rows["- t2"] == [["- t2", "1", "none", "", "csr", "↑", "0", "", ""]]
+    assert rows["group g"] == [["group g", "N/A", "none", "", "csr", "↑", "0.5", "±", "0.1"]]
+    assert [line.split("|")[1].strip() for line in table.splitlines()[:1]] == ["Tasks"]
+    assert sample_count_note(table) == {"t1": "3", "t2": "4", "g": "7"}  # a group: 3 + 4
+    assert "other values (not numbers): t2 note: x" in table.splitlines()
 
 
 def test_a_text_only_backend_on_image_tasks_is_refused_before_the_model_loads(
@@ -300,42 +308,32 @@ def test_outside_a_git_checkout_nothing_about_git_is_printed(
     tmp_path: Path, monkeypatch: Any, capfd: Any
 ) -> None:
     """lm-eval's own lookup runs `git describe` in the working folder, which prints `fatal:
-    not a git repository` outside a checkout; inside sci-eval's run it is quiet (git is
-    pointed at the checkout sci-tasks runs from, nothing of lm-eval's replaced), and the
-    manifest of a package outside a checkout says `git: none`."""
-    import os
+    not a git repository` outside a checkout; inside sci-eval's run that call's stderr goes
+    to the null device (lm-eval's function runs, its value is recorded: none outside a
+    checkout, as stock lm_eval records), and the manifest of a package outside a checkout
+    says `git: none`."""
+    import sys
 
     import lm_eval.evaluator
 
     from sci_tasks import manifest
+    from sci_tasks.quiet import quiet_git_lookup
 
+    lookup = lm_eval.evaluator.get_git_commit_hash
     monkeypatch.chdir(tmp_path)  # no .git here or above (/tmp)
     monkeypatch.delenv("GIT_DIR", raising=False)
-    revision = manifest.git_revision()
-    with manifest.quiet_git():
-        recorded = lm_eval.evaluator.get_git_commit_hash()  # lm-eval's own function
-    assert capfd.readouterr().err == ""  # captured at the file descriptor: git's own stderr
-    assert "GIT_DIR" not in os.environ  # the run's setting only
-    if isinstance(revision, dict):  # sci-tasks runs from a checkout: its revision recorded
-        package = Path(manifest.__file__).resolve().parents[1]
-        named = subprocess.run(
-            ["git", "-C", str(package), "rev-parse", f"{recorded}^{{commit}}"],
-            capture_output=True, text=True, check=True,
-        )  # fmt: skip
-        assert named.stdout.strip() == revision["commit"]
-    else:
-        assert recorded is None
+    assert lookup() is None
+    assert "not a git repository" in capfd.readouterr().err  # what lm-eval alone prints
+    with quiet_git_lookup():
+        recorded = lm_eval.evaluator.get_git_commit_hash()
+        print("after the lookup", file=sys.stderr)  # stderr itself stays open
+    assert recorded is None
+    assert capfd.readouterr().err == "after the lookup\n"  # at the file descriptor: git's own
+    assert lm_eval.evaluator.get_git_commit_hash is lookup  # for the run only
     package = tmp_path / "site-packages" / "sci_tasks"
     package.mkdir(parents=True)
     monkeypatch.setattr(manifest, "__file__", str(package / "manifest.py"))
     assert manifest.git_revision() == "none"
-    # an installed sci-tasks outside any checkout: lm-eval records why there is no revision
-    monkeypatch.setenv("SCI_TASKS_CACHE", str(tmp_path / "cache"))
-    for _ in range(2):  # built once, then reused
-        with manifest.quiet_git():
-            assert lm_eval.evaluator.get_git_commit_hash() == manifest.NO_CHECKOUT
-    assert capfd.readouterr().err == ""
-    assert "GIT_DIR" not in os.environ
 
 
 def independent_bootstrap_sd(num: list[float], den: list[float], iters: int, seed: int) -> float:
@@ -471,10 +469,10 @@ def test_a_sweep_job_with_a_missing_data_folder_fails_without_converting_the_mod
     from sci_tasks import manifest
 
     recorded = manifest.read(job)
-    assert recorded["status"] == "failed"
-    assert recorded["error"] == (
+    assert recorded.status == "failed"
+    assert recorded.error == (
         f"DataError: SCIMIF_DATA_DIR (run settings) is {str(missing)!r}: neither "
         "an existing folder nor a hub dataset id"
     )
-    assert recorded["config"]["model"]["args"]["pretrained"].startswith(str(tmp_path / "cache"))
+    assert recorded.config["model"]["args"]["pretrained"].startswith(str(tmp_path / "cache"))
     assert not (tmp_path / "cache" / "models").exists()  # the path recorded, nothing converted

@@ -157,7 +157,7 @@ def test_submitit_local_sweep_runs_jobs_and_resumes(tmp_path: Path) -> None:
             "model-a__scimif_chem",
         ]
         for job in jobs:
-            assert manifest.read(job)["status"] == "done"
+            assert manifest.read(job).status == "done"
             assert results_of(job)
         assert list((sweep / ".submitit").rglob("*_log.out")), "submitit ran the jobs as processes"
         sent = server.requests_received()
@@ -180,17 +180,17 @@ def test_manifest_and_replay_reproduce_the_metrics(tmp_path: Path) -> None:
             "hydra.run.dir=first",
         )
         recorded = manifest.read(tmp_path / "first")
-        assert recorded["status"] == "done"
-        assert recorded["seeds"] == {"random": 1234, "numpy": 1234, "torch": 1234, "fewshot": 1234}
-        assert set(recorded["task_hashes"]) == {"scimif_chem", "scimif_bio"}
-        assert recorded["data"]["scimif"]["source"].startswith("bundled scimif samples")
-        assert len(recorded["data"]["scimif"]["sha256"]) == 64
-        assert recorded["packages"]["lm-eval"] and recorded["packages"]["sci-tasks"]
-        assert recorded["config"]["model"]["api_key_env"] == "OPENAI_API_KEY"
+        assert recorded.status == "done"
+        assert recorded.seeds == {"random": 1234, "numpy": 1234, "torch": 1234, "fewshot": 1234}
+        assert set(recorded.task_hashes) == {"scimif_chem", "scimif_bio"}
+        assert recorded.data["scimif"]["source"].startswith("bundled scimif samples")
+        assert len(recorded.data["scimif"]["sha256"]) == 64
+        assert recorded.packages["lm-eval"] and recorded.packages["sci-tasks"]
+        assert recorded.config["model"]["api_key_env"] == "OPENAI_API_KEY"
         sci_eval(tmp_path, "--replay", str(tmp_path / "first"), "hydra.run.dir=second")
         assert server.requests_received() == 2 * 6  # no cache: the replay asked the model again
         assert results_of(tmp_path / "second") == results_of(tmp_path / "first")
-        assert manifest.read(tmp_path / "second")["data"] == recorded["data"]
+        assert manifest.read(tmp_path / "second").data == recorded.data
 
 
 def cached_responses(cache_root: Path) -> int:
@@ -220,10 +220,10 @@ def test_a_killed_run_resumes_from_its_cached_responses(tmp_path: Path) -> None:
         answered = server.requests_received()
         kept = cached_responses(tmp_path / "cache")
         assert answered - 1 <= kept <= answered  # at most the one in flight at the kill is lost
-        assert manifest.read(tmp_path / "run")["status"] == "running"
+        assert manifest.read(tmp_path / "run").status == "running"
         sci_eval(tmp_path, *args)
         assert server.requests_received() - answered == SCIMIF_TEXT_SAMPLES - kept
-        assert manifest.read(tmp_path / "run")["status"] == "done"
+        assert manifest.read(tmp_path / "run").status == "done"
         assert set(results_of(tmp_path / "run")) == {"scimif_chem", "scimif_bio"}
 
 

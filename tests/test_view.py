@@ -203,7 +203,7 @@ def test_a_sweep_folder_labels_runs_by_model_and_job(run_dir: Path, tmp_path: Pa
     assert page == sweep / view.OUT_NAME and page.stat().st_size > 10_000
     data = page_data(page)
     assert data["models"] == [r.label for r in runs[:3]]
-    assert {s[1] for s in data["samples"] if s[0] >= 2} == {2}  # [run, model, ...]
+    assert {s["model"] for s in data["samples"] if s["run"] >= 2} == {2}
 
 
 def page_data(page: Path) -> dict[str, Any]:
@@ -224,41 +224,38 @@ def test_page_data_is_compact_and_complete(run_dir: Path, tmp_path: Path) -> Non
     assert len(data["samples"]) == len(samples_of(run_dir)) == len(MODELS) * len(TASKS) * LIMIT
     assert len(data["docs"]) == len(TASKS) * LIMIT  # both models answered every document
     assert len(data["value_sets"]) < len(data["samples"])  # a sample's values: a shared list
-    for task_index, _, rows in data["docs"]:
-        assert [data["samples"][i][1] for i in rows] == [0, 1]
-        prompts = {data["samples"][i][3] for i in rows}
-        assert len(prompts) == 1 and data["tasks"][task_index] in TASKS
+    for doc in data["docs"]:
+        assert set(doc) == {"task", "id", "samples"}  # named fields, not positions
+        assert [data["samples"][i]["model"] for i in doc["samples"]] == [0, 1]
+        prompts = {data["samples"][i]["prompt"] for i in doc["samples"]}
+        assert len(prompts) == 1 and data["tasks"][doc["task"]] in TASKS
     in_order = [
         (i, t, rec) for i, r in enumerate(runs) for t, recs in r.samples.items() for rec in recs
     ]
+    fields = {"run", "model", "doc", "prompt", "response", "filtered", "target", "scored",
+              "images", "image_names", "checks", "values"}  # fmt: skip
     for row, (run_index, task, record) in zip(data["samples"], in_order, strict=True):
-        (
-            run,
-            model,
-            doc,
-            prompt,
-            response,
-            filtered,
-            target,
-            scored,
-            images,
-            names,
-            checks,
-            values,
-        ) = row
-        assert run == run_index and data["tasks"][data["docs"][doc][0]] == task
-        assert data["models"][model] == data["runs"][run]["label"]
-        assert strings[data["docs"][doc][1]] == str(record["doc"]["id"] if "id" in record["doc"]
-                                                    else record["doc_id"])  # fmt: skip
-        assert strings[target] == view._first(record["target"])
-        assert strings[response] == record["resps"][0][0]
-        assert strings[prompt] == view.prompt_of(record)
-        assert [[strings[c[0]], data["verdicts"][c[1]]] for c in checks] == [
+        assert set(row) == fields
+        run, doc = row["run"], data["docs"][row["doc"]]
+        assert run == run_index and data["tasks"][doc["task"]] == task
+        assert data["models"][row["model"]] == data["runs"][run]["label"]
+        assert strings[doc["id"]] == str(record["doc"]["id"] if "id" in record["doc"]
+                                         else record["doc_id"])  # fmt: skip
+        assert strings[row["target"]] == view._first(record["target"])
+        assert strings[row["response"]] == record["resps"][0][0]
+        assert strings[row["prompt"]] == view.prompt_of(record)
+        checks = row["checks"]
+        assert all(
+            set(c) == {"name", "verdict", "score", "group", "reason", "judge"} for c in checks
+        )
+        assert [[strings[c["name"]], data["verdicts"][c["verdict"]]] for c in checks] == [
             [c["name"], c["verdict"]] for c in view.checks_of(task, record)
         ]
-        assert scored == 1 and (filtered == -1 or strings[filtered] != strings[response])
-        assert len(images) == len(names) == len(view.image_paths(record["doc"]))
-        assert data["value_sets"][values] == view.values_of(record, no_judge=True)
+        filtered = row["filtered"]
+        assert row["scored"] == 1
+        assert filtered == -1 or strings[filtered] != strings[row["response"]]
+        assert len(row["images"]) == len(row["image_names"]) == len(view.image_paths(record["doc"]))
+        assert data["value_sets"][row["values"]] == view.values_of(record, no_judge=True)
     assert all(url.startswith("data:image/") for url in data["images"])
     paths = [p for _, _, r in samples_of(run_dir) for p in view.image_paths(r["doc"])]
     assert len(data["images"]) == len(set(paths)) == len(paths) // len(MODELS)  # each once

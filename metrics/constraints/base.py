@@ -53,11 +53,16 @@ CHECKERS: dict[str, Checker] = {}
 JUDGED: dict[str, JudgedCheck] = {}
 
 
-def _claim(name: str) -> None:
-    if name not in CONSTRAINTS:
-        raise KeyError(f"{name!r} is not a constraint of the catalogue (catalogue.csv)")
-    if name in CHECKERS or name in JUDGED:
-        raise KeyError(f"{name!r} already has a checker")
+def _claim(names: tuple[str, ...]) -> None:
+    """Refuse the whole registration before any name is attached, so a refused call leaves
+    the registry as it was (no partial entry for the names before the refused one)."""
+    for name in names:
+        if name not in CONSTRAINTS:
+            raise KeyError(f"{name!r} is not a constraint of the catalogue (catalogue.csv)")
+        if name in CHECKERS or name in JUDGED:
+            raise KeyError(f"{name!r} already has a checker")
+    if len(set(names)) != len(names):
+        raise KeyError(f"a constraint is named twice in {names!r}")
 
 
 def register(*names: str) -> Callable[[Checker], Checker]:
@@ -67,9 +72,8 @@ def register(*names: str) -> Callable[[Checker], Checker]:
             raise KeyError(f"{name!r} is not a constraint of the catalogue (catalogue.csv)")
 
     def attach(fn: Checker) -> Checker:
-        for name in names:
-            _claim(name)
-            CHECKERS[name] = fn
+        _claim(names)
+        CHECKERS.update(dict.fromkeys(names, fn))
         return fn
 
     return attach
@@ -77,6 +81,5 @@ def register(*names: str) -> Callable[[Checker], Checker]:
 
 def register_judged(check: JudgedCheck, *names: str) -> None:
     """Attach a judge-decided check to each catalogue constraint in ``names``."""
-    for name in names:
-        _claim(name)
-        JUDGED[name] = check
+    _claim(names)
+    JUDGED.update(dict.fromkeys(names, check))

@@ -18,8 +18,10 @@ from typing import Any
 
 from sci_tasks.data.jsonl import UniqueIds, read_objects
 from sci_tasks.data.locate import DataError
+from sci_tasks.logged.samples import checks_of, image_paths, prompt_of
 from sci_tasks.metrics.constraints.catalogue import resolve
-from sci_tasks.report import logged_samples, newest_samples
+from sci_tasks.report import logged_samples
+from sci_tasks.run_folder import newest_samples
 
 UNSCORED = "unscored"  # a scorer's check without a score
 UNDECIDABLE = "undecidable"  # a labeller's: the requirement is absent (docs/labelling.md)
@@ -103,8 +105,6 @@ def first_text(value: Any) -> str:
 
 def read_folder(path: Path, name: str) -> Source:
     """The checks of every sample of the newest samples file of each task under ``path``."""
-    from sci_tasks.view import checks_of, image_paths, prompt_of  # the page's own readers
-
     try:
         newest = newest_samples(path, "")
     except ValueError as exc:  # several runs / models below: which one is meant?

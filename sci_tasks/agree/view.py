@@ -15,7 +15,8 @@ from typing import Any
 from sci_tasks.agree.items import NO_VALUE, AgreeError
 from sci_tasks.data.jsonl import read_objects
 from sci_tasks.data.locate import DataError
-from sci_tasks.view import GIVEN_CHECKS, Run
+from sci_tasks.logged.runs import Run
+from sci_tasks.logged.samples import GIVEN_CHECKS
 
 NEEDED = ("item_id", "task", "doc_id", "constraint", "values")
 

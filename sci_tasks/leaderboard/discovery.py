@@ -8,11 +8,11 @@ results.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sci_tasks import manifest, run_folder
 from sci_tasks.manifest import MANIFEST
 from sci_tasks.outputs import OUTPUT_FOLDERS
 
@@ -77,22 +77,19 @@ def stock_jobs(root: Path) -> list[Job]:
     (stock ``lm_eval --output_path`` writes ``<model>/results_<time>.json``); its model is
     lm-eval's ``model_name``, and a model's runs merge into one row as a sweep's jobs do."""
     jobs = []
-    for path in sorted(root.rglob("results_*.json")):
-        parts = path.relative_to(root).parts[:-1]
-        if OUTPUT_FOLDERS & set(parts) or _in_sci_eval_job(root, path.parent):
+    for path in run_folder.results_files(root):
+        if _in_sci_eval_job(root, path.parent):
             continue
         try:
-            results = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
-                raise ValueError("not an lm-eval results file")
-        except (OSError, ValueError) as exc:
+            results = run_folder.read_results(path)
+        except ValueError as exc:
             label = path.relative_to(root).as_posix()
             jobs.append(Job(path.parent, "unreadable results file", note=str(exc), label=label))
             continue
         model = str(results.get("model_name") or _model_arg(results) or path.parent.name)
         job = Job(path.parent, "done", model, label=path.relative_to(root).as_posix())
         job.results, job.results_file = results, path
-        job.stamp = path.stem.removeprefix("results_")
+        job.stamp = run_folder.stamp_of(path)
         jobs.append(job)
     return jobs
 
@@ -120,37 +117,31 @@ def read_job(folder: Path) -> Job:
         # Hydra made the folder but the job never wrote its manifest (crashed at start-up)
         return Job(folder, "no manifest", model=_model_from_folder(folder))
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(manifest, dict):
-            raise ValueError("not a JSON object")
-    except (OSError, ValueError) as exc:
+        recorded = manifest.read(path)
+    except ValueError as exc:
         return Job(folder, "unreadable manifest", _model_from_folder(folder), note=str(exc))
-    config = manifest.get("config") or {}
+    config = recorded.config
     model = (config.get("model") or {}).get("name") or _model_from_folder(folder)
     taskset = (config.get("tasks") or {}).get("name")
-    job = Job(folder, str(manifest.get("status", "unknown")), str(model), taskset, config=config)
+    job = Job(folder, recorded.status, str(model), taskset, config=config)
     if job.status == "running":
         job.note = "still running, or stopped before it finished"
     elif job.status == "failed":
-        job.note = str(manifest.get("error") or "no error recorded")
+        job.note = recorded.error or "no error recorded"
     if job.status != "done":
         return job
-    files = [
-        p
-        for p in folder.rglob("results_*.json")
-        if not OUTPUT_FOLDERS & set(p.relative_to(folder).parts[:-1])
-    ]
+    files = run_folder.results_files(folder)
     if not files:
         job.note = "finished, but no results file"
         return job
-    newest = max(files, key=lambda p: p.name)  # lm-eval's timestamps sort as text
+    newest = run_folder.newest(files)
     try:
-        job.results = json.loads(newest.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        job.results = run_folder.read_results(newest)
+    except ValueError as exc:
         job.note = f"unreadable results file {newest.name}: {exc}"
         return job
     job.results_file = newest
-    job.stamp = newest.stem.removeprefix("results_")
+    job.stamp = run_folder.stamp_of(newest)
     if len(files) > 1:
         job.note = f"newest of {len(files)} results files"
     return job

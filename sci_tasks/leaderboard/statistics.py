@@ -22,7 +22,7 @@ from sci_tasks.leaderboard.discovery import Job
 from sci_tasks.leaderboard.sections import Section
 from sci_tasks.leaderboard.table import Entry, Leaderboard, ModelRow
 from sci_tasks.outputs import read_jsonl
-from sci_tasks.report import newest_samples
+from sci_tasks.run_folder import newest_samples
 
 
 def uncertainty(

@@ -2,40 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from sci_tasks import run_folder
 from sci_tasks.data.jsonl import read_samples
-from sci_tasks.outputs import OUTPUT_FOLDERS, fmt, markdown_table
+from sci_tasks.outputs import fmt, markdown_table
+from sci_tasks.run_folder import newest_samples
 
-__all__ = ["fmt", "markdown_table"]  # the one table (sci_tasks.outputs), as reports use it
-
-
-def newest_samples(run_dir: Path, prefix: str) -> dict[str, Path]:
-    """task -> its newest ``samples_<task>_<timestamp>.jsonl`` under ``run_dir``, for tasks
-    named ``<prefix>...``. One model's run only: samples in several folders are refused,
-    since a report must not mix models. Re-scored copies under ``scores/`` are skipped
-    (point the report at ``<run>/scores/<judge>`` to report on them)."""
-    found = [
-        p
-        for p in sorted(run_dir.rglob(f"samples_{prefix}*.jsonl"))
-        if not OUTPUT_FOLDERS & set(p.relative_to(run_dir).parts[:-1])
-    ]
-    folders = sorted({p.parent for p in found})
-    if len(folders) > 1:
-        raise ValueError(
-            f"samples of several runs/models under {run_dir}: {', '.join(map(str, folders))}; "
-            "point the report at one of them"
-        )
-    newest: dict[str, Path] = {}
-    for path in found:  # timestamps in the names sort as text
-        task = path.stem.removeprefix("samples_").rsplit("_", 1)[0]
-        if task not in newest or path.name > newest[task].name:
-            newest[task] = path
-    return newest
+# the one table (sci_tasks.outputs) and the one run-folder reader (sci_tasks.run_folder), as
+# reports use them
+__all__ = ["fmt", "markdown_table", "newest_samples"]
 
 
 def logged_samples(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -66,10 +45,10 @@ def bundled_sources(files: Iterable[Path], prefix: str = "") -> list[str]:
     if found:
         return sorted(found)
     for folder in sorted(folders):
-        for results in folder.glob("results_*.json"):
+        for results in run_folder.results_files(folder, recursive=False):
             try:
-                tasks = json.loads(results.read_text(encoding="utf-8")).get("results", {})
-            except (OSError, ValueError):
+                tasks = run_folder.read_results(results)["results"]
+            except ValueError:
                 continue  # an unreadable results file says nothing either way
             for task, values in tasks.items():
                 flag = values.get("bundled_samples,none") if isinstance(values, dict) else None

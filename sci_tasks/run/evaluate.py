@@ -16,8 +16,8 @@ from typing import Any
 
 from omegaconf import DictConfig
 
-from sci_tasks import manifest
 from sci_tasks.outputs import json_safe
+from sci_tasks.quiet import quiet_git_lookup
 from sci_tasks.resolvers import safe_name
 from sci_tasks.run.preflight import Preflight, plain, run_device
 from sci_tasks.text import make_safe_in_place
@@ -114,7 +114,7 @@ def evaluate(cfg: DictConfig, output_dir: Path, checked: Preflight) -> dict[str,
 
     export_model_env(cfg)
     tracker = EvaluationTracker(output_path=str(output_dir))
-    with manifest.quiet_git():
+    with quiet_git_lookup():  # outside a checkout git would print `fatal:`
         results = simple_evaluate(
             **{**lm_eval_arguments(cfg), "tasks": checked.tasks},  # built already: data read once
             evaluation_tracker=tracker,

@@ -20,7 +20,7 @@ def replay_arguments(path: Path, later: list[str]) -> list[str]:
     from sci_tasks.paths import hydra_quoted
 
     recorded = manifest.read(path)
-    data = {b: e for b, e in (recorded.get("data") or {}).items() if "source" in e}
+    data = {b: e for b, e in recorded.data.items() if "source" in e}
     keys = registry.data_keys()
     given = {o.split("=", 1)[0].lstrip("+~") for o in later if "=" in o}
     replayed = {b: e for b, e in data.items() if f"data.{keys.get(b)}" not in given}
@@ -49,7 +49,7 @@ def replay_arguments(path: Path, later: list[str]) -> list[str]:
                     f"data (give data.{keys[benchmark]}=... to run on it anyway)"
                 )
     pins = [f"data.{key}={hydra_quoted(where)}" for key, where in pinned.items()]
-    return [*recorded["overrides"], *pins, *later]
+    return [*recorded.overrides, *pins, *later]
 
 
 def recorded_location(entry: dict[str, Any]) -> str | None:

@@ -1,11 +1,13 @@
-"""sci-eval's results table: every metric of every task and group with its sample count
-and bootstrap standard error, through the one Markdown table (``outputs.markdown_table``)."""
+"""sci-eval's results table: lm-eval's own (``lm_eval.utils.make_table``, the tables its CLI
+prints: tasks, then groups) over the numeric metrics, with our notes under it: the samples
+scored per task, values that are not numbers, bundled data, ``correct`` without a judge."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from sci_tasks.outputs import markdown_table, metric_keys
+from sci_tasks.outputs import metric_keys
 
 
 def sample_counts(results: dict[str, Any]) -> dict[str, int]:
@@ -29,43 +31,59 @@ def is_number(value: Any) -> bool:
     return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
 
 
+def tabled(values: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """One task's entry as ``make_table`` should show it: its numeric metrics
+    (``outputs.metric_keys``: no bookkeeping, no ``record``), a missing value as ``n/a``, a
+    standard error only where there is one; and the metrics whose value is no number."""
+    shown: dict[str, Any] = {"alias": values["alias"]} if "alias" in values else {}
+    other: list[str] = []
+    for key in metric_keys(values):
+        metric, _, filt = key.partition(",")
+        value = values[key]
+        if not filt:
+            continue
+        if not is_number(value):
+            other.append(f"{metric}: {value}")
+            continue
+        shown[key] = "n/a" if value is None or value != value else value  # lm-eval's format
+        err = values.get(f"{metric}_stderr,{filt}")
+        if is_number(err) and err is not None and not math.isnan(err):
+            shown[f"{metric}_stderr,{filt}"] = float(err)
+    return shown, other
+
+
 def results_table(results: dict[str, Any], judged: bool = True) -> str:
-    """Markdown table of every numeric metric (``outputs.metric_keys``: no bookkeeping, no
-    ``record``) with each task's sample count and its standard error (``±``, filled from the
-    statistics module by ``stderr.add_stderrs``); non-numeric values listed under it; notes
-    for bundled data and for ``correct`` without a judge."""
-    counts = sample_counts(results)
-    better = results.get("higher_is_better", {})
-    rows: list[list[str]] = []
+    """lm-eval's table of every task (and of the groups, when there are any) with the
+    standard errors (``±``, filled from the statistics module by ``stderr.fill_stderrs``),
+    then our notes: sample counts, non-numeric values, bundled data, ``correct`` without a
+    judge."""
+    from lm_eval.utils import make_table
+
+    groups = results.get("groups", {})
+    view: dict[str, Any] = {
+        "versions": results.get("versions", {}),
+        "n-shot": results.get("n-shot", {}),
+        "higher_is_better": results.get("higher_is_better", {}),
+        "group_subtasks": results.get("group_subtasks", {}),
+        "results": {},
+        "groups": {},
+    }
     other: list[str] = []
     no_correct: list[str] = []
-    sections = [("results", results.get("results", {})), ("groups", results.get("groups", {}))]
-    for section, tasks in sections:
+    for section, tasks in (("results", results.get("results", {})), ("groups", groups)):
         for task, values in tasks.items():
-            if section == "results" and task in results.get("groups", {}):
-                continue  # a group: shown with the groups
-            first = True
-            for key in metric_keys(values):
-                metric, _, filt = key.partition(",")
-                value = values[key]
-                if not filt:
-                    continue
-                if not is_number(value):
-                    other.append(f"{task} {metric}: {value}")
-                    continue
-                if metric == "correct" and number(value) == "n/a":
-                    no_correct.append(task)
-                err = values.get(f"{metric}_stderr,{filt}")
-                shown_err = number(err) if is_number(err) and err is not None else ""
-                arrow = {True: "↑", False: "↓"}.get(better.get(task, {}).get(metric), "")
-                shown = [str(values.get("alias", task)), str(counts.get(task, ""))]
-                rows.append(
-                    [*(shown if first else ["", ""]), metric, arrow, number(value),
-                     "±" if shown_err else "", shown_err]
-                )  # fmt: skip
-                first = False
-    head = ["Task", "n", "Metric", "", "Value", "", "Stderr"]
-    table = markdown_table(head, rows, right={1, 4, 6}, aligned=True) + "\n"
+            if section == "results" and task in groups:
+                continue  # a group: shown in the groups table
+            view[section][task], not_numbers = tabled(values)
+            other += [f"{task} {entry}" for entry in not_numbers]
+            if view[section][task].get("correct,none") == "n/a":
+                no_correct.append(task)
+    table = make_table(view) if view["results"] else ""
+    if view["groups"]:
+        table += make_table(view, "groups")
+    counts = sample_counts(results)
+    if counts:
+        table += "n (samples scored): " + ", ".join(f"{t} {n}" for t, n in counts.items()) + "\n"
     if other:
         table += "other values (not numbers): " + "; ".join(other) + "\n"
     bundled = [
@@ -88,9 +106,3 @@ def results_table(results: dict[str, Any], judged: bool = True) -> str:
             "run with sci-score run_dir=<this run> judge=...\n"
         )
     return table
-
-
-def number(value: Any) -> str:
-    if value is None or value != value:
-        return "n/a"
-    return f"{value:.4f}".rstrip("0").rstrip(".") if isinstance(value, float) else str(value)
