@@ -34,7 +34,9 @@ def results_files(root: Path, recursive: bool = True) -> list[Path]:
     path; none of our own outputs."""
     from lm_eval.utils import get_results_filenames
 
-    found = {p.as_posix(): p for p in _listed(Path(root), RESULTS_GLOB, recursive)}
+    # keyed by absolute path: lm-eval's helpers look for "/results_", which a file directly
+    # in a relative root ("run_dir=.") would not show
+    found = {p.absolute().as_posix(): p for p in _listed(Path(root), RESULTS_GLOB, recursive)}
     return [found[name] for name in get_results_filenames(list(found))]
 
 
@@ -43,7 +45,7 @@ def samples_files(root: Path, recursive: bool = True) -> list[Path]:
     path; none of our own outputs."""
     from lm_eval.utils import get_sample_results_filenames
 
-    found = {p.as_posix(): p for p in _listed(Path(root), SAMPLES_GLOB, recursive)}
+    found = {p.absolute().as_posix(): p for p in _listed(Path(root), SAMPLES_GLOB, recursive)}
     return [found[name] for name in get_sample_results_filenames(list(found))]
 
 
@@ -98,7 +100,8 @@ def newest_samples(root: Path, prefix: str = "", recursive: bool = True) -> dict
     by_task: dict[str, list[Path]] = {}
     for path in samples_files(root, recursive):
         task = task_of(path)
-        if task.startswith(prefix):
+        # "scigen_rubric_" names the task scigen_rubric as well as scigen_rubric_<part>
+        if task.startswith(prefix) or (prefix.endswith("_") and task == prefix[:-1]):
             by_task.setdefault(task, []).append(path)
     folders = sorted({p.parent for paths in by_task.values() for p in paths})
     if len(folders) > 1:

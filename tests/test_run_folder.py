@@ -57,6 +57,22 @@ def test_lm_evals_files_are_found_by_lm_evals_names_never_our_outputs(tmp_path: 
     assert set(run_folder.newest_samples(other, recursive=False)) == {"scimif_chem"}
 
 
+def test_a_relative_root_and_a_task_named_by_its_prefix_are_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # lm-eval's helpers look for "/results_": a file directly in "." is found all the same
+    (tmp_path / f"results_{NEW}.json").write_text('{"results": {}}')
+    (tmp_path / f"samples_scigen_rubric_{NEW}.jsonl").write_text("{}\n")
+    (tmp_path / f"samples_scigen_verify_instruction_following_{NEW}.jsonl").write_text("{}\n")
+    monkeypatch.chdir(tmp_path)
+    assert run_folder.results_files(Path(".")) == [Path(f"results_{NEW}.json")]
+    # "scigen_rubric_" names the task scigen_rubric itself, not only scigen_rubric_<part>
+    assert list(run_folder.newest_samples(Path("."), "scigen_rubric_")) == ["scigen_rubric"]
+    assert list(run_folder.newest_samples(Path("."), "scigen_verify_")) == [
+        "scigen_verify_instruction_following"
+    ]
+
+
 def test_read_results_says_why_a_file_is_no_results_file(tmp_path: Path) -> None:
     broken, other = tmp_path / "results_a.json", tmp_path / "results_b.json"
     broken.write_text("{")
