@@ -34,9 +34,12 @@ _EXPONENT = (
 # nothing of a word or a "." glued before it. Written to begin with one character class (the
 # sign or the mantissa's first character, the glue checked right after it): the regex engine
 # then skips ahead to those characters instead of trying every position of the text.
-# thousands separated by "," or LaTeX's "{,}" (25{,}000)
-_MANTISSA = r"[0-9]{1,3}(?:(?:,|\{,\})[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+"
-_MANTISSA_AFTER_DIGIT = r"[0-9]{0,2}(?:(?:,|\{,\})[0-9]{3})+(?:\.[0-9]+)?|[0-9]*(?:\.[0-9]+)?"
+# thousands separated by "," or LaTeX's "{,}" (25{,}000) or thin space "\," (35\,000.0), or
+# by a thin or no-break space (SI style: "35 000")
+_THOUSANDS = r"(?:,|\{,\}|\\,|[\u2009\u202f\u00a0])"
+_MANTISSA = rf"[0-9]{{1,3}}(?:{_THOUSANDS}[0-9]{{3}})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+"
+_MANTISSA_AFTER_DIGIT = rf"[0-9]{{0,2}}(?:{_THOUSANDS}[0-9]{{3}})+(?:\.[0-9]+)?|[0-9]*(?:\.[0-9]+)?"
+_SEPARATOR_RE = re.compile(_THOUSANDS)
 _SIGNS = "-+−"
 NUMBER_RE = re.compile(
     rf"[{_SIGNS}0-9.](?<![\w.].)"
@@ -69,7 +72,7 @@ def number_value(written: str) -> tuple[float, str] | None:
     if m is None:
         return None
     _, mantissa, exp = number_parts(m)
-    mantissa = mantissa.replace("{,}", "").replace(",", "")
+    mantissa = _SEPARATOR_RE.sub("", mantissa)
     value = float(mantissa)
     if m.string[m.start()] in "-−":
         value = -value
@@ -113,7 +116,11 @@ class Number(NamedTuple):
 
 # LaTeX spacing and grouping around a times sign, each replaced by as many spaces (or the
 # same command without braces) so that positions in the text stay valid.
-_LATEX_SPACING_RE = re.compile(r"\\[,;:! ]|~|\{(?=\\(?:times|cdot)\})|(?<=\\times)\}|(?<=\\cdot)\}")
+# A "\," between digit groups is a thousands separator (35\,000.0), kept for NUMBER_RE.
+_LATEX_SPACING_RE = re.compile(
+    r"(?<![0-9])\\,|\\,(?![0-9]{3}(?![0-9]))|\\[;:! ]|~|\{(?=\\(?:times|cdot)\})"
+    r"|(?<=\\times)\}|(?<=\\cdot)\}"
+)
 
 
 def _blank_latex_spacing(text: str) -> str:
@@ -133,8 +140,8 @@ def find_numbers(text: str) -> list[Number]:
     for m in NUMBER_RE.finditer(text):
         _, mant, exp = number_parts(m)
         start, end = m.span()
-        if "," in mant:
-            mant = mant.replace("{,}", "").replace(",", "")
+        if not mant.replace(".", "").isdigit():
+            mant = _SEPARATOR_RE.sub("", mant)
         scientific = exp is not None
         if not scientific and mant == "10":
             power = _BARE_POWER_RE.match(text, end)

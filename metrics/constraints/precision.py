@@ -110,7 +110,36 @@ _RATIO_RE = re.compile(r"(?<![0-9.])[0-9]{1,2}[ \t]*:[ \t]*[0-9]{1,2}(?![0-9.])"
 _IDENTITY_SIDE_RE = re.compile(r"[A-Za-z][^=\n]{0,60}=[ \t]*$")
 
 
+# a one-digit multiplier of a number, "(4 × 35000.0 N)": a formula's constant substituted
+_DIGIT_TIMES_NUMBER_RE = re.compile(r"[ \t]*(?:\\times|\\cdot|[×·*])[ \t]*[0-9]")
+# a unit identity, "1 N/mm² = 1 MPa", "1 km = 1000 m": both integers exact by definition
+_UNIT_IDENTITY_RE = re.compile(
+    r"(?<![\w.])1[ \t]*(?:\\[ ,;]|~)?[ \t]*(?:\\(?:text|mathrm)\{)?[A-Za-zµμ°Ω][^\s=]{0,12}"
+    r"[ \t]*=[ \t]*[0-9]+[ \t]*(?:\\[ ,;]|~)?[ \t]*(?:\\(?:text|mathrm)\{)?[A-Za-zµμ°Ω]"
+)
+
+
+def _formula_denominator(text: str, x: Number) -> bool:
+    """``x`` is the denominator of a ``\\frac`` whose numerator is a formula with symbols,
+    ``\\frac{\\pi (10.0\\ \\text{mm})^2}{4}``: the formula's constant, not a value."""
+    if len(x.mantissa) > 2 or text[x.end : x.end + 1] != "}":
+        return False
+    before = text[max(0, x.start - 200) : x.start].rstrip()
+    if not before.endswith("}{"):
+        return False
+    depth, i = 0, len(before) - 2
+    while i >= 0:  # back to the brace that opens the numerator
+        depth += {"}": 1, "{": -1}.get(before[i], 0)
+        if depth == 0:
+            break
+        i -= 1
+    numerator = LATEX_COMMAND_RE.sub(" ", before[i:-1]).replace("\\text", "")
+    return before[:i].endswith("frac") and bool(re.search(r"[A-Za-zα-ωπ]", numerator))
+
+
 def _coefficient(text: str, x: Number) -> bool:
+    if len(x.text) == 1 and _DIGIT_TIMES_NUMBER_RE.match(text, x.end):
+        return True
     for r in _RATIO_RE.finditer(text, max(0, x.start - 6), x.end + 6):
         if r.start() <= x.start < r.end():  # a stoichiometric or mixing ratio, 1:2
             return True
@@ -145,6 +174,11 @@ def _never_in_scope(text: str, x: Number) -> bool:
         return True  # a power of ten whose exponent a closing \text brace parts from it
     if _GLUED_SYMBOL_RE.match(text, x.end) or _coefficient(text, x):
         return True
+    if _formula_denominator(text, x):
+        return True
+    for m in _UNIT_IDENTITY_RE.finditer(text, max(0, x.start - 30), x.end + 30):
+        if m.start() <= x.start < m.end():
+            return True
     if (
         len(x.mantissa) <= 2
         and _SYMBOL_OVER_RE.search(text[max(0, x.start - 8) : x.start])
@@ -197,6 +231,8 @@ def _answer_numbers(text: str, scope: str, question: str = "") -> list[Number]:
             x
             for x in numbers
             if _written(x) not in given
+            # "0.4123 nm = 0.4123 × 10⁻⁷ cm": a given converted keeps the given's digits
+            and not (x.scientific and x.mantissa in given)
             and (
                 factor_asked
                 or x.decimals
@@ -253,6 +289,7 @@ def _also_scientific(x: Number, answer: list[Number]) -> bool:
     return False
 
 
+_FENCE_RE = re.compile(r"```[^\n]*\n.*?```", re.S)
 # "1 km³ = 1 × 10⁹ m³": the 1 of a unit conversion is an exact constant, no reported value
 _CONVERSION_ONE_RE = re.compile(
     r"[ \t]*(?:\\[ ,;]|~)?[ \t]*[^\s=0-9][^=\n]{0,24}?=[ \t]*[^\n]{0,12}?10"
@@ -268,6 +305,9 @@ def scientific_annotation(inp: CheckInput) -> Verdict:
         return Verdict.failed(f"no number found in {where}")
     statement = final_answer(text) if scope == "whole" else None  # a marked answer only
     answer = [x for x in numbers if statement and statement.start <= x.start < statement.end]
+    # a fenced block (the dict or JSON the question asks for) reports values: no working
+    fenced = [m.span() for m in _FENCE_RE.finditer(text)] if "```" in text else []
+    answer += [x for x in numbers if any(a <= x.start < b for a, b in fenced)]
     plain = [
         x.text
         for x in numbers
