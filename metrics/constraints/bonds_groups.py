@@ -32,7 +32,7 @@ from rdkit.Chem import rdMolDescriptors
 
 from sci_tasks.metrics.constraints import smarts
 from sci_tasks.metrics.constraints.base import CheckInput, register
-from sci_tasks.metrics.constraints.chemistry import about, structure
+from sci_tasks.metrics.constraints.chemistry import each_molecule, structures
 from sci_tasks.metrics.constraints.count_requirements import (
     CMP,
     POST,
@@ -42,6 +42,7 @@ from sci_tasks.metrics.constraints.count_requirements import (
     parse_counts,
     requirement_texts,
 )
+from sci_tasks.metrics.constraints.molecule_tokens import Candidate
 from sci_tasks.metrics.constraints.text import (
     NUMBER_WORD,
     clean_parameters,
@@ -134,13 +135,14 @@ class _CountCheck:
                 f"no {self.what} found in parameters "
                 f"{clip(clean_parameters(inp.parameters)) or '(none)'!r} or question"
             )
-        mol, verdict = structure(inp)
+        mols, verdict = structures(inp)
         if verdict is not None:
             return verdict
-        assert mol is not None and mol.mol is not None
-        counts = [(r.key, self.count(mol.mol, r.key), r) for r in found.requirements]
-        ok, line = check_line(counts)
-        return Verdict.of(ok, f"{about(mol)}: {line}")
+        return each_molecule(mols, lambda mol: self._counts(mol, found))
+
+    def _counts(self, mol: Candidate, found: Parsed) -> tuple[bool, str]:
+        assert mol.mol is not None
+        return check_line([(r.key, self.count(mol.mol, r.key), r) for r in found.requirements])
 
 
 register("chemistry_atom_bond_constraint")(

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from rdkit import Chem
 
@@ -97,6 +98,24 @@ def required_formats(inp: CheckInput) -> tuple[tuple[str, ...], str]:
 # A second search, only to say what else the response holds ("only a name was given"),
 # is skipped for responses longer than this.
 _EXPLAIN_LIMIT = 100_000
+
+
+# "Give three different molecules ...": every molecule of the answer meets the counts
+_SEVERAL_RE = re.compile(
+    r"\b(?:two|three|four|five|six|[2-9])[ \t]+(?:(?:different|distinct|unique|possible|"
+    r"valid|new)[ \t]+)*(?:molecules|compounds|structures|isomers|SMILES|candidates)\b",
+    re.I,
+)
+
+
+def structures(inp: CheckInput) -> tuple[list[Candidate], Verdict | None]:
+    """The answer's molecules as structures: ``structure``'s one, and where the question
+    asks for several molecules, each of the list the reply gives them in
+    (``Search.listed``); or the verdict when there is none."""
+    mol, verdict = structure(inp)
+    if mol is None or not _SEVERAL_RE.search(inp.question or "") or mol.fmt == "iupac":
+        return ([mol] if mol is not None else []), verdict
+    return find_molecule(inp, ("smiles", "selfies")).listed(), None
 
 
 def structure(inp: CheckInput) -> tuple[Candidate | None, Verdict | None]:
@@ -310,10 +329,28 @@ def atom_count_constraint(inp: CheckInput) -> Verdict:
     parsed, closed, _, source = found
     if not closed and source == "parameters":  # the question may close the list
         closed = bool(_CLOSED_RE.search(inp.question or ""))
-    mol, verdict = structure(inp)
+    mols, verdict = structures(inp)
     if verdict is not None:
         return verdict
-    assert mol is not None and mol.mol is not None
+    return each_molecule(mols, lambda mol: _atom_counts(mol, parsed, closed))
+
+
+def each_molecule(
+    mols: list[Candidate], judge_one: Callable[[Candidate], tuple[bool, str]]
+) -> Verdict:
+    """One verdict over the answer's molecules: the first that fails, else all pass."""
+    lines = []
+    for mol in mols:
+        ok, line = judge_one(mol)
+        if not ok:
+            prefix = f"molecule {len(lines) + 1} of {len(mols)}, " if len(mols) > 1 else ""
+            return Verdict.failed(f"{prefix}{about(mol)}: {line}")
+        lines.append(f"{about(mol)}: {line}")
+    return Verdict.passed("; ".join(lines))
+
+
+def _atom_counts(mol: Candidate, parsed: Parsed, closed: bool) -> tuple[bool, str]:
+    assert mol.mol is not None
     heavy = Counter(a.GetSymbol() for a in mol.mol.GetAtoms() if a.GetAtomicNum() > 1)
     pairs: list[tuple[str, int, Requirement | None]] = []
     for req in parsed.requirements:
@@ -333,7 +370,7 @@ def atom_count_constraint(inp: CheckInput) -> Verdict:
             line += f", other heavy atoms {extra} (none allowed)"
         else:
             line += ", no other heavy atoms ok"
-    return Verdict.of(ok, f"{about(mol)}: {line}")
+    return ok, line
 
 
 register("chemistry_unit_consistency")(check_units)

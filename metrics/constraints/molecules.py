@@ -115,6 +115,22 @@ class Search:
         """The chosen candidate when it is valid."""
         return self.chosen if self.chosen is not None and self.chosen.valid else None
 
+    def listed(self, most: int = 10) -> list[Candidate]:
+        """The valid molecules given alongside the chosen one, as a list of answers gives
+        them (the chosen's rank: a JSON list, lines of their own): the chosen first."""
+        chosen = self.molecule
+        if chosen is None:
+            return []
+        found, seen = [chosen], {chosen.text}
+        for c in self.candidates:
+            if len(found) >= most:
+                break
+            if c.rank == chosen.rank and c.fmt == chosen.fmt and c.text not in seen:
+                seen.add(c.text)
+                if check(c).valid and c.mol is not None:
+                    found.append(c)
+        return found
+
     def why_none(self, formats: Iterable[str]) -> str:
         """A reason for reports when there is no valid molecule."""
         words = "/".join(FORMAT_WORDS[f] for f in FORMATS if f in set(formats))
