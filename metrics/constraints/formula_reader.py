@@ -59,6 +59,10 @@ _NUMBER_RE = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+")
 _DEGREE_RE = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\^\s*\{\s*o\s*\}")
 
 
+# "Fmax", "Teff", "Vmin": a symbol with a descriptive subscript written on the line
+_GLUED_SUBSCRIPT_RE = re.compile(
+    r"(?<![A-Za-z\\])([A-Za-z])(max|min|avg|eff|tot|eng|crit|ext|obs|net)(?![A-Za-z])"
+)
 _AFTER_NUMBER_RE = re.compile(r"[0-9](?:\s|\\[,;!: ]|~)*$")
 
 
@@ -101,6 +105,9 @@ class Reader:
                 inner = text[i + len(cmd) + 1 : close]
                 if _AFTER_NUMBER_RE.search(text[:i]):
                     inner = ""
+                if text[:i].endswith("_"):  # F_\text{max}: the subscript max
+                    text = text[:i] + "{" + inner + "}" + text[close + 1 :]
+                    continue
                 text = text[:i] + " " + inner + " " + text[close + 1 :]
         out = []
         i = 0
@@ -164,6 +171,7 @@ class Reader:
         text = text.replace("½", "(1/2)").replace("[", "(").replace("]", ")")
         # "1.0 × 10⁻³", "1.0*10^(-3)": one number (one slot), as "1.0e-3"
         text = _TIMES_TEN_RE.sub(_as_e_notation, text)
+        text = _GLUED_SUBSCRIPT_RE.sub(r"\1_(\2)", text)
         out: list[str] = []
         i, n = 0, len(text)
         prev_atom = False  # the previous token ends an operand (implicit product follows)
