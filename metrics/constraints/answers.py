@@ -249,11 +249,26 @@ def answer_region(text: str) -> Span | None:
     return Span(text[start:end], start, end, "answer line")
 
 
-def scoped_text(response: str, scope: Scope) -> tuple[str, str]:
-    """The text a requirement applies to, and words for it in reasons."""
+def numbered_final_answer(text: str, most_remarks: int = 2) -> Span | None:
+    """The final answer as a requirement on its numbers reads it: ``final_answer_or_last_line``,
+    or, where that is an unmarked last line without a digit (a closing remark: "Units: τ in
+    ms, voltage in V.", "Note: this assumes ..."), the same read of the response before up
+    to ``most_remarks`` such lines: a remark after the answer does not move it."""
+    span = final_answer_or_last_line(text)
+    for _ in range(most_remarks):
+        if span is None or span.source != "last line" or any(c.isdigit() for c in span.text):
+            return span
+        text = text[: span.start].rstrip()
+        span = final_answer_or_last_line(text)
+    return span
+
+
+def scoped_text(response: str, scope: Scope, numbers: bool = False) -> tuple[str, str]:
+    """The text a requirement applies to (``numbers``: a requirement on the answer's
+    numbers, ``numbered_final_answer``), and words for it in reasons."""
     if scope == "whole":
         return response, "the response"
-    span = final_answer_or_last_line(response)
+    span = numbered_final_answer(response) if numbers else final_answer_or_last_line(response)
     if span is None:
         return "", "the final answer"
     return span.text, f"the final answer ({span.source})"

@@ -259,7 +259,7 @@ def decimal_annotation(inp: CheckInput) -> Verdict:
         return Verdict.unscored(f"conflicting decimal places in the {source}: {sorted(places)}")
     n = places.pop()
     scope = input_scope(inp, _DECIMAL_KEY, default="final")
-    text, where = scoped_text(inp.response, scope)
+    text, where = scoped_text(inp.response, scope, numbers=True)
     numbers = _answer_numbers(text, scope, inp.question or "")
     if not numbers:
         return Verdict.failed(f"no number found in {where} ({n} decimals required)")
@@ -299,7 +299,7 @@ _CONVERSION_ONE_RE = re.compile(
 @register("general_scientific_annotation")
 def scientific_annotation(inp: CheckInput) -> Verdict:
     scope = input_scope(inp, _SCIENTIFIC_KEY, default="final")
-    text, where = scoped_text(inp.response, scope)
+    text, where = scoped_text(inp.response, scope, numbers=True)
     numbers = _answer_numbers(text, scope, inp.question or "")
     if not numbers:
         return Verdict.failed(f"no number found in {where}")
