@@ -471,6 +471,11 @@ def structured_answers(
             if text not in seen:
                 seen.add(text)
                 found.append((text, "a block written inline"))
+        if span is not None:  # the answer's block on lines of its own, a boxed remark after it
+            for text in _inline_blocks(outside[-20_000:], openers):
+                if text not in seen:
+                    seen.add(text)
+                    found.append((text, "a block written inline in the reply"))
     return found, lead
 
 
