@@ -37,9 +37,12 @@ from sci_tasks.metrics.constraints.number_grammar import (
 )
 from sci_tasks.metrics.constraints.text import (
     LATEX_COMMAND_RE,
+    NUMBER_WORD,
     XML_PROLOG_RE,
     clean_parameters,
+    parse_int,
     plural,
+    sentences_matching,
     show_items,
 )
 from sci_tasks.metrics.constraints.unit_grammar import parse_unit
@@ -323,6 +326,39 @@ def scientific_annotation(inp: CheckInput) -> Verdict:
     off = [x.text for x in numbers if x.scientific and not x.normalized]
     if off:
         return Verdict.failed(f"mantissa outside [1, 10) in {where}: {show_items(off)}")
+    figures = _significant_figures(inp)
+    if figures:
+        wrong = [x.text for x in numbers if x.scientific and _figures(x.mantissa) != figures]
+        if wrong:
+            return Verdict.failed(
+                f"{len(wrong)} of {plural(len(numbers), 'number')} in {where} not with "
+                f"{figures} significant figures: {show_items(wrong)}"
+            )
+    with_figures = f", {figures} significant figures" if figures else ""
     return Verdict.passed(
-        f"{plural(len(numbers), 'number')} in {where}, all in scientific notation"
+        f"{plural(len(numbers), 'number')} in {where}, all in scientific notation{with_figures}"
     )
+
+
+# "scientific notation with three significant figures": the mantissa's digits count too
+_FIGURES_RE = re.compile(
+    rf"\b({NUMBER_WORD})[ \t-]+significant[ \t]+(?:figures?|digits?)\b"
+    r"|\b([1-9])[ \t]*s\.?f\.?(?!\w)",
+    re.I,
+)
+
+
+def _significant_figures(inp: CheckInput) -> int | None:
+    """The significant figures the scientific-notation requirement states (parameters,
+    else the question's sentence asking for the notation), or None."""
+    said = " ".join(sentences_matching(inp.question or "", _SCIENTIFIC_KEY))
+    for text in (clean_parameters(inp.parameters), said):
+        m = _FIGURES_RE.search(text)
+        if m:
+            return parse_int(m.group(1) or m.group(2))
+    return None
+
+
+def _figures(mantissa: str) -> int:
+    """Significant figures of a mantissa as written ("6.30" -> 3, "2" -> 1, "0.0450" -> 3)."""
+    return len(mantissa.replace(".", "").lstrip("0")) or 1
