@@ -11,8 +11,9 @@ The corpus (``benchmarks/realistic/``, how it was built: its README) holds:
   written after that, read at the end of round two), ``heldout3`` (two thirds of round
   three's fresh questions and replies, by the SHA-1 of ``qid``, read at its end; the other
   third, ``dev3``, was worked on), ``heldout4`` (round four the same way, with ``dev4``;
-  read at its end) and ``heldout5`` (round five the same way, with ``dev5``; read once, at
-  the end of the session that built it).
+  read at its end), ``heldout5`` (round five the same way, with ``dev5``; read once, at
+  the end of the session that built it) and ``heldout6`` (round six the same way, with
+  ``dev6``).
 * SPM-Bench and SciGen-Verify: replies written blind with the meaning each is meant to
   carry (the selected options and confidence; the judgement).
 
@@ -70,7 +71,13 @@ SCIMIF_PARTS = (
     ("dev5", "round five's development third (fresh questions and replies, worked on)"),
     (
         "heldout5",
-        "round five's held-out part (fresh questions and replies, read once at the end)",
+        "round five's held-out part (fresh questions and replies, read once at its end, then "
+        "developed on)",
+    ),
+    ("dev6", "round six's development third (fresh questions and replies, worked on)"),
+    (
+        "heldout6",
+        "round six's held-out part (fresh questions and replies, read once at the end)",
     ),
 )
 UNSCORED = "unscored"
@@ -269,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     for split in args.errors:
         errors(items, split)
 
-    other_parts = ("dev", "heldout", "dev4", "heldout4", "dev5", "heldout5")
+    other_parts = ("dev", "heldout", "dev4", "heldout4", "dev5", "heldout5", "dev6", "heldout6")
     splits = [args.only] if args.only in other_parts else [*other_parts, None]
     for split in splits:
         title = {
@@ -279,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
             "heldout4": "round four's held-out part",
             "dev5": "round five's development third",
             "heldout5": "round five's held-out part",
+            "dev6": "round six (SPM-Bench: every reply, worked on)",
+            "heldout6": "round six's held-out part",
             None: "all",
         }[split]
         n, labels_ok, both_ok, spm_wrong = spm_corpus(split)
@@ -290,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(spm_wrong))
         n, ok, sgv_wrong = scigen_corpus(split)
         if not n:
-            continue  # round five wrote no SciGen-Verify replies
+            continue  # rounds five and six wrote no SciGen-Verify replies
         print(
             f"SciGen-Verify replies ({title}): {n}; judgement read as meant {ok}/{n} = {ok / n:.1%}"
         )

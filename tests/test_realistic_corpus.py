@@ -90,7 +90,7 @@ def test_rule_decided_verdicts_agree_with_the_labels_as_measured(items: list) ->
         ("heldout2", 0.88),
         ("heldout3", 0.92),
         ("heldout4", 0.88),  # 88.2% when read at the end of round four
-        ("heldout5", 0.80),  # 80.9% when read at the end of round five
+        ("heldout5", 0.96),  # 80.9% when read at the end of round five
     ):
         agree, false_pass = _agreement(items, part)
         assert agree >= floor and false_pass <= 0.03, (part, agree, false_pass)
@@ -104,7 +104,7 @@ def test_judge_decided_constraints_are_unscored_without_a_judge(items: list) -> 
 
 def test_spm_and_scigen_replies_read_as_meant_on_the_parts_worked_on() -> None:
     script = _script()
-    for split, floor in (("dev", 0.98), ("dev4", 1.0), ("dev5", 1.0)):
+    for split, floor in (("dev", 0.98), ("dev4", 1.0), ("dev5", 1.0), ("dev6", 1.0)):
         n, labels_ok, _, wrong = script.spm_corpus(split)
         assert labels_ok / n >= floor, (split, wrong)
     n, labels_ok, both_ok, wrong = script.spm_corpus(None)  # the bar: 97% of all

@@ -46,7 +46,8 @@ def introduced_option_list(text: str, named: dict[str, str]) -> tuple[str, ...] 
 # "The statements supported by the image are therefore "<text>" and "<text>"." / "So the
 # correct statements are: <text>, and <text>.": a selection sentence naming option texts
 _SELECTION_SENTENCE = re.compile(
-    r"\b(?:answers?|options?|choices?|statements?|conclusions?|claims?)\b(?P<between>[^.\n:]{0,60}?)"
+    r"\b(?:answers?|options?|choices?|statements?|conclusions?|claims?|picks?|selections?)\b"
+    r"(?P<between>[^.\n:]{0,60}?)"
     r"\b(?:is|are)(?:\s+(?:therefore|thus|hence|then|so))?[ \t]*:?[ \t]*"
     r"(?P<rest>[^\n]+?)(?=\.[ \t]+[A-Z]|\.?[ \t]*$)",
     re.IGNORECASE | re.MULTILINE,
@@ -84,14 +85,20 @@ def _words(text: str) -> set[str]:
     return {w[:7] for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 
+# "image 1", "figure 2": a number that names a panel, not a value a restatement must keep
+_PANEL_NUMBER = re.compile(r"\b(?:images?|figures?|figs?|panels?)\.?\s+(\d+)\b", re.IGNORECASE)
+
+
 def option_of(piece: str, named: dict[str, str]) -> str | None:
     """The option whose text ``piece`` restates: most of the option's words (at least half,
-    its numbers included) and clearly more than any other option's; else None."""
+    its numbers included, panel numbers aside) and clearly more than any other option's;
+    else None."""
     words = _words(piece)
     scores = []
     for label, text in named.items():
         own = _words(text)
-        numbers = {w for w in own if w[0].isdigit()}
+        panels = set(_PANEL_NUMBER.findall(text))
+        numbers = {w for w in own if w[0].isdigit() and w not in panels}
         if not own or not numbers <= words:
             scores.append((0.0, label))
             continue

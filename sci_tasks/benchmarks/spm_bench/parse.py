@@ -153,7 +153,8 @@ _ALL = re.compile(
     re.IGNORECASE,
 )
 _LEADING = re.compile(
-    rf"^(?P<list>[A-Za-z](?:\s*(?:,|;|/|&|\+|\band\b|\s)\s*[A-Za-z])*)(?=\s*(?:$|[.:(\-–—]|{BECAUSE}))",
+    rf"^(?P<list>[A-Za-z](?:\s*(?:,|;|/|&|\+|\band\b|\s)\s*[A-Za-z])*)"
+    rf"(?=\s*(?:$|[.:(\-–—]|{BECAUSE}|,\s*with\s+(?:a\s+|an\s+)?confidence\b))",
     re.IGNORECASE,
 )
 

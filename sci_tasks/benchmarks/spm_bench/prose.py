@@ -15,7 +15,7 @@ _EMPHASIS = re.compile(r"\*+|__+|`+")  # blanked (same length) before prose is r
 
 
 # A label standing alone (not part of a word), optionally in parentheses, in prose.
-_P_LABEL = r"\(?[A-Z]\)?(?![\w])"
+_P_LABEL = r"\(?[A-Z]\)?(?![\w'’])"  # not the pronoun of "I'm", "I’d"
 
 
 _P_SEP = r"(?:\s*(?:,\s*and|,|;|/|&|and|through|thru|to)\s*|[-–])"  # "to", "-": ranges
@@ -40,9 +40,10 @@ _BEFORE_ANSWER = re.compile(
 )
 
 
-# "I choose A and C", "selecting options B, D."
+# "I choose A and C", "selecting options B, D.", "So I'm going with A and B"
 _BEFORE_CHOICE = re.compile(
-    r"\b(?:choose|select|pick|choosing|selecting|picking)\s+(?:options?\s+|choices?\s+)?$",
+    r"\b(?:choose|select|pick|choosing|selecting|picking|go(?:ing)?\s+with|went\s+with|"
+    r"settl(?:e|ing)\s+on|opt(?:ing)?\s+for)\s+(?:options?\s+|choices?\s+)?$",
     re.IGNORECASE,
 )
 
