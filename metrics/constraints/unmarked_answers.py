@@ -243,11 +243,15 @@ def closing_remark(response: str, answer_at: int) -> str:
         return ""
     if BOXED_START_RE.search(rest[0]) or last_answer_marker(rest[0]) is not None:
         return ""
-    # a caveat qualifies the answer; working ("Step 2: d = ...") or a sign-off that offers
-    # more ("Let me know if ...") is more response after it
-    if "=" in rest[0] or _MORE_RESPONSE_RE.match(rest[0]):
+    # a caveat or a sign-off ("Let me know if ...") closes the reply (the rule: a
+    # one-line closing remark does not move the answer); working ("Step 2: d = ...") is more
+    # response after it
+    if "=" in rest[0] or _WORKING_RE.match(rest[0]):
         return ""
     return rest[0]
+
+
+_WORKING_RE = re.compile(r"[ \t*_]*step\b", re.I)
 
 
 _MORE_RESPONSE_RE = re.compile(
