@@ -339,7 +339,7 @@ def each_molecule(
     mols: list[Candidate], judge_one: Callable[[Candidate], tuple[bool, str]]
 ) -> Verdict:
     """One verdict over the answer's molecules: the first that fails, else all pass."""
-    lines = []
+    lines: list[str] = []
     for mol in mols:
         ok, line = judge_one(mol)
         if not ok:
