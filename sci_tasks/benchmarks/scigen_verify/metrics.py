@@ -36,13 +36,13 @@ from sci_tasks.benchmarks.scigen_verify.parse import VerifyParse, parse_verifica
 from sci_tasks.images import NO_BUDGET, ImageBudget, judge_files
 from sci_tasks.metrics.judge import (
     JudgeClient,
-    JudgeConfig,
     JudgeReply,
     JudgeRequest,
     Jury,
+    ask_jury,
     client_for,
 )
-from sci_tasks.metrics.judge.jury import agreement_metrics, combine_grades, each_juror, votes
+from sci_tasks.metrics.judge.jury import agreement_metrics, combine_grades, votes
 from sci_tasks.metrics.judge.usage import VERIFICATION
 from sci_tasks.metrics.verdict import Verdict
 from sci_tasks.prompts import render, version
@@ -158,19 +158,12 @@ def _judged(reply: JudgeReply, key: str, yes: str, no: str) -> tuple[Verdict, st
 
 
 def _juror_verdicts(
-    juror: JudgeConfig, requests: list[JudgeRequest], asked: list[str]
+    client: JudgeClient, requests: list[JudgeRequest], asked: list[str]
 ) -> list[dict[str, Any]]:
     """One juror's verdict on each question (``asked``: which metric each request decides),
-    as a jury's record keeps it; a juror that raises gives no verdict, with the reason."""
-    try:
-        client = client_for(juror)
-        assert client is not None
-        replies = client.ask_many(requests)
-    except Exception as exc:  # one juror's crash: no verdict from it, the run goes on
-        reason = f"juror {juror.label} raised {type(exc).__name__}: {exc}"
-        return [{"score": None, "grade": None, "reason": reason, "judge": None} for _ in asked]
+    as a jury's record keeps it."""
     out = []
-    for reply, metric in zip(replies, asked, strict=True):
+    for reply, metric in zip(client.ask_many(requests), asked, strict=True):
         verdict, provenance = _judged(reply, *ANSWERS[metric])
         out.append(
             {"score": verdict.score, "grade": None, "reason": verdict.reason, "judge": provenance}
@@ -184,7 +177,14 @@ def _by_jury(
     """Each question asked of every juror at once, the jurors' verdicts combined by the
     jury's rule (``jury.combine_grades``: a tie is unscored with the votes as its reason):
     per metric, (the combined verdict, every juror's verdict)."""
-    per_juror = each_juror(jury, lambda juror: _juror_verdicts(juror, requests, asked))
+    per_juror = ask_jury(
+        jury,
+        lambda client: _juror_verdicts(client, requests, asked),
+        # a crashed juror: no verdict on any question, with the reason
+        lambda reason: [
+            {"score": None, "grade": None, "reason": reason, "judge": None} for _ in asked
+        ],
+    )
     out = {}
     for k, metric in enumerate(asked):
         jurors = [verdicts[k] for verdicts in per_juror]
