@@ -32,16 +32,10 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from sci_tasks.benchmarks.scigen_verify.judging import NO_JUDGE, Judging
 from sci_tasks.benchmarks.scigen_verify.parse import VerifyParse, parse_verification
 from sci_tasks.images import NO_BUDGET, ImageBudget, judge_files
-from sci_tasks.metrics.judge import (
-    JudgeClient,
-    JudgeReply,
-    JudgeRequest,
-    Jury,
-    ask_jury,
-    client_for,
-)
+from sci_tasks.metrics.judge import JudgeClient, JudgeReply, JudgeRequest, Jury, ask_jury
 from sci_tasks.metrics.judge.jury import agreement_metrics, combine_grades, votes
 from sci_tasks.metrics.judge.usage import VERIFICATION
 from sci_tasks.metrics.verdict import Verdict
@@ -254,9 +248,9 @@ def score_sample(
             i_judge = jury.label
     elif requests and judge is None:
         if needs_e:
-            e_verdict = Verdict.unscored("no judge configured")
+            e_verdict = Verdict.unscored(NO_JUDGE)
         if needs_i:
-            i_verdict = Verdict.unscored("no judge configured")
+            i_verdict = Verdict.unscored(NO_JUDGE)
     elif requests and judge is not None:
         replies = judge.ask_many(requests)
         if needs_e:
@@ -301,13 +295,11 @@ def process_results(
     ``.report``) in ``record`` only. ``settings``: the task's judge
     and image budget (``sci_tasks.task.SciTask``)."""
     response = results[0] if results else ""
-    judge = client_for(settings.judge_of(VERIFICATION))
-    jury = settings.jury(VERIFICATION)
-    record = score_sample(doc, response, judge, settings.image_budget, jury)
+    judging = Judging.of(settings, VERIFICATION)
+    record = score_sample(doc, response, judging.judge, settings.image_budget, judging.jury)
     negative = not record["label"]
-    agreement = dict.fromkeys(JURY_METRICS[VERIFICATION], jury_items(record)) if jury else {}
     return {
-        **agreement,
+        **judging.agreement(jury_items(record)),
         "acc_a": record["acc_a"],
         "acc_e": record["acc_e"],
         "acc_i": {"score": record["acc_i"], "negative": negative},

@@ -39,14 +39,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sci_tasks.metrics.judge import (
-    JudgeClient,
-    JudgeReply,
-    JudgeRequest,
-    Jury,
-    ask_jury,
-    client_for,
-)
+from sci_tasks.benchmarks.scigen_verify.judging import NO_JUDGE, Judging
+from sci_tasks.metrics.judge import JudgeClient, JudgeReply, JudgeRequest, Jury, ask_jury
 from sci_tasks.metrics.judge.jury import agreement_metrics, combine_grades, votes
 from sci_tasks.metrics.judge.usage import RUBRIC
 from sci_tasks.metrics.reply import OBJECT_START, decode_at
@@ -267,7 +261,7 @@ def score_rubric(
     if jury is not None:
         return record | by_jury(jury, request, len(points), len(gold))
     if judge is None:
-        return record | {"reason": "no judge configured"}
+        return record | {"reason": NO_JUDGE}
     return record | _matched(judge.ask(request), len(points), len(gold))
 
 
@@ -378,12 +372,11 @@ def process_results(
     (points, weights, match matrix, judge) in ``record`` only. ``settings``: the task's judge
     (``sci_tasks.task.SciTask``)."""
     response = results[0] if results else ""
-    jury = settings.jury(RUBRIC)
-    record = score_rubric(doc, response, client_for(settings.judge_of(RUBRIC)), jury)
+    judging = Judging.of(settings, RUBRIC)
+    record = score_rubric(doc, response, judging.judge, judging.jury)
     domain = record["domain"]
-    agreement = dict.fromkeys(JURY_METRICS[RUBRIC], jury_items(record)) if jury else {}
     return {
-        **agreement,
+        **judging.agreement(jury_items(record)),
         "rr": {"value": record["rr"], "domain": domain},
         "nhr": {"value": record["nhr"], "domain": domain},
         "sf1": {"value": record["sf1"], "domain": domain},
