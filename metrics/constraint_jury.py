@@ -18,15 +18,8 @@ from __future__ import annotations
 from typing import Any, cast
 
 from sci_tasks.metrics.constraints.registry import CheckInput, evaluate
-from sci_tasks.metrics.judge import (
-    JudgeClient,
-    JudgeConfig,
-    JudgeReply,
-    JudgeRequest,
-    Jury,
-    client_for,
-)
-from sci_tasks.metrics.judge.jury import combine_grades, each_juror, votes
+from sci_tasks.metrics.judge import JudgeClient, JudgeReply, JudgeRequest, Jury, ask_jury
+from sci_tasks.metrics.judge.jury import combine_grades, votes
 
 Verdicts = list[tuple[dict[str, Any], bool]]  # per constraint: (verdict, whether asked)
 
@@ -50,19 +43,13 @@ class _Asked:
         return getattr(self.client, name)
 
 
-def _juror_verdicts(inputs: list[tuple[str, CheckInput]], juror: JudgeConfig) -> Verdicts:
-    try:
-        client = client_for(juror)
-        assert client is not None
-        out: Verdicts = []
-        for name, inp in inputs:
-            asked = _Asked(client)
-            verdict = evaluate(name, inp, cast(JudgeClient, asked)).as_dict()
-            out.append((verdict, asked.asked))
-        return out
-    except Exception as exc:  # one juror's crash: no verdict from it, the run goes on
-        reason = f"juror {juror.label} raised {type(exc).__name__}: {exc}"
-        return [({"score": None, "reason": reason, "judge": None}, True) for _ in inputs]
+def _juror_verdicts(inputs: list[tuple[str, CheckInput]], client: JudgeClient) -> Verdicts:
+    out: Verdicts = []
+    for name, inp in inputs:
+        asked = _Asked(client)
+        verdict = evaluate(name, inp, cast(JudgeClient, asked)).as_dict()
+        out.append((verdict, asked.asked))
+    return out
 
 
 def constraint_log_by_jury(
@@ -70,7 +57,12 @@ def constraint_log_by_jury(
 ) -> tuple[list[dict[str, Any]], list[list[str | None]]]:
     """(the sample's constraint log, the jury's items: per judged constraint, each juror's
     vote, None where it gave no verdict)."""
-    per_juror = each_juror(jury, lambda juror: _juror_verdicts(inputs, juror))
+    per_juror = ask_jury(
+        jury,
+        lambda client: _juror_verdicts(inputs, client),
+        # a crashed juror: no verdict on any constraint of the sample, with the reason
+        lambda reason: [({"score": None, "reason": reason, "judge": None}, True) for _ in inputs],
+    )
     log: list[dict[str, Any]] = []
     items: list[list[str | None]] = []
     for k, item in enumerate(doc["instruction_list"]):

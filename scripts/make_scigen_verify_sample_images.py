@@ -16,23 +16,16 @@ Re-running it reproduces the PNGs byte for byte.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
-from pathlib import Path
 
 import drawing
 import numpy as np
-from drawing import BLACK, BLUE, RED, WHITE, Color, Font, Point, font
+from drawing import BLACK, BLUE, RED, Color, Point, centred_text, font, save_png
 from PIL import Image, ImageDraw
 
-ROOT = (
-    Path(__file__).resolve().parents[1]
-    / "sci_tasks"
-    / "benchmarks"
-    / "scigen_verify"
-    / "samples"
-    / "images"
-)
+ROOT = drawing.sample_images("scigen_verify")
 W = H = 256
 GREEN: Color = (40, 140, 60)
 SAND: Color = (236, 220, 170)
@@ -41,11 +34,7 @@ SEA: Color = (170, 205, 240)
 
 F = font(13)
 F_SMALL = font(11)
-
-
-def canvas(color: Color = WHITE) -> tuple[Image.Image, ImageDraw.ImageDraw]:
-    img = Image.new("RGB", (W, H), color)
-    return img, ImageDraw.Draw(img)
+canvas = functools.partial(drawing.canvas, (W, H))
 
 
 def paper(seed: int) -> tuple[Image.Image, ImageDraw.ImageDraw]:
@@ -60,12 +49,6 @@ def arrow(
     draw: ImageDraw.ImageDraw, start: Point, end: Point, color: Color, width: int = 3
 ) -> None:
     drawing.arrow(draw, start, end, color, width, head=10, spread=0.45)
-
-
-def centred_text(
-    draw: ImageDraw.ImageDraw, xy: Point, text: str, f: Font = F, fill: Color = BLACK
-) -> None:
-    draw.text(xy, text, font=f, fill=fill, anchor="mm")
 
 
 # --- physics: free-body diagram ----------------------------------------------------------------
@@ -87,7 +70,7 @@ def free_body(normal_up: bool) -> Image.Image:
     else:
         arrow(d, (cx - 22, cy), (cx - 22, cy + 70), BLUE)  # the perturbation: N points down
         d.text((cx - 40, cy + 52), "N", font=F, fill=BLUE)
-    centred_text(d, (128, 20), "Block at rest on a table")
+    centred_text(d, (128, 20), "Block at rest on a table", F)
     return img
 
 
@@ -150,8 +133,8 @@ def right_triangle(hypotenuse_label: str) -> Image.Image:
     a, b, c = (40, 200), (200, 200), (40, 80)  # legs 160 px (4 units) and 120 px (3 units)
     d.polygon([a, b, c], outline=BLACK, width=3)
     d.rectangle([(40, 186), (54, 200)], outline=BLACK, width=2)  # right angle mark
-    centred_text(d, (120, 216), "4")
-    centred_text(d, (26, 140), "3")
+    centred_text(d, (120, 216), "4", F)
+    centred_text(d, (26, 140), "3", F)
     centred_text(d, (132, 128), hypotenuse_label, font(15), fill=RED)
     return img
 
@@ -255,13 +238,7 @@ IMAGES: dict[str, Callable[[], Image.Image]] = {
 
 def main() -> None:
     for rel, draw in IMAGES.items():
-        path = ROOT / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Quantised to a small palette: line drawings stay sharp and the files stay small.
-        image = draw().quantize(
-            colors=32, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
-        )
-        image.save(path, optimize=True)
+        path = save_png(draw(), ROOT / rel)
         print(f"{path}  {path.stat().st_size} bytes")
 
 

@@ -14,170 +14,38 @@ Labels use only ASCII and the degree sign, which the default font renders.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import drawing
 import numpy as np
-from drawing import BLACK, BLUE, RED, WHITE, Color, arrow, font
-from PIL import Image, ImageDraw, ImageFont
+from diagrams import Axes, dashed, north_arrow, resistor
+from drawing import BLACK, BLUE, RED, WHITE, Color, arrow, centred_text, font, save_png
+from micrographs import grain_edges, on_white, scale_bar, voronoi_labels
+from PIL import Image, ImageDraw
 
-ROOT = (
-    Path(__file__).resolve().parents[1]
-    / "sci_tasks"
-    / "benchmarks"
-    / "scimif"
-    / "samples"
-    / "images"
-)
+ROOT = drawing.sample_images("scimif")
 W, H = 320, 240
 
 GREY: Color = (150, 150, 150)
-LIGHT: Color = (225, 225, 225)
 GREEN: Color = (60, 150, 60)
 BROWN: Color = (140, 90, 40)
-
-
 F = font(11)
 F_SMALL = font(9)
 F_TITLE = font(12)
-
-
-def canvas(bg: Color = WHITE) -> tuple[Image.Image, ImageDraw.ImageDraw]:
-    im = Image.new("RGB", (W, H), bg)
-    return im, ImageDraw.Draw(im)
-
-
-def on_white(pixels: np.ndarray) -> tuple[Image.Image, ImageDraw.ImageDraw]:
-    """A W x H white canvas with ``pixels`` (grey or RGB, clipped to 0-255) at the top left."""
-    im = Image.new("RGB", (W, H), WHITE)
-    im.paste(Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8)).convert("RGB"), (0, 0))
-    return im, ImageDraw.Draw(im)
-
-
-def scale_bar(
-    d: ImageDraw.ImageDraw,
-    bar: tuple[int, int, int],
-    label: str,
-    at: tuple[int, int],
-    font: ImageFont.FreeTypeFont | ImageFont.ImageFont,
-) -> None:
-    """A micrograph's scale bar from x0 to x1 at height y, labelled at ``at``."""
-    x0, x1, y = bar
-    d.line([(x0, y), (x1, y)], fill=BLACK, width=3)
-    d.text(at, label, fill=BLACK, font=font)
-
-
-def text_c(
-    d: ImageDraw.ImageDraw,
-    xy: tuple[float, float],
-    s: str,
-    fill: Color = BLACK,
-    f: ImageFont.FreeTypeFont | ImageFont.ImageFont = F,
-) -> None:
-    """Text centred on ``xy``."""
-    d.text(xy, s, fill=fill, font=f, anchor="mm")
+FONTS = (F, F_SMALL)  # a plot's axis and tick labels
+canvas = functools.partial(drawing.canvas, (W, H))
 
 
 def save(im: Image.Image, discipline: str, source: str, name: str) -> Path:
     path = ROOT / discipline / source / "images" / name
-    path.parent.mkdir(parents=True, exist_ok=True)
     if name.endswith(".png"):
-        # A small adaptive palette keeps line drawings to a few KB; no dithering keeps it exact.
-        im.quantize(colors=32, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(
-            path, optimize=True
-        )
-    else:
-        im.save(path, quality=70, optimize=True)
+        return save_png(im, path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    im.save(path, quality=70, optimize=True)
     return path
-
-
-class Axes:
-    """A minimal plot frame mapping data coordinates to pixels."""
-
-    def __init__(
-        self,
-        d: ImageDraw.ImageDraw,
-        box: tuple[int, int, int, int],
-        xlim: tuple[float, float],
-        ylim: tuple[float, float],
-    ) -> None:
-        self.d, self.box, self.xlim, self.ylim = d, box, xlim, ylim
-
-    def px(self, x: float, y: float) -> tuple[float, float]:
-        x0, y0, x1, y1 = self.box
-        fx = (x - self.xlim[0]) / (self.xlim[1] - self.xlim[0])
-        fy = (y - self.ylim[0]) / (self.ylim[1] - self.ylim[0])
-        return x0 + fx * (x1 - x0), y1 - fy * (y1 - y0)
-
-    def frame(
-        self,
-        xticks: Sequence[float],
-        yticks: Sequence[float],
-        xlabel: str,
-        ylabel: str,
-        fmt_x: Callable[[float], str] = lambda v: f"{v:g}",
-        fmt_y: Callable[[float], str] = lambda v: f"{v:g}",
-    ) -> None:
-        d = self.d
-        x0, y0, x1, y1 = self.box
-        d.line([(x0, y0), (x0, y1), (x1, y1)], fill=BLACK, width=1)
-        for t in xticks:
-            px, _ = self.px(t, self.ylim[0])
-            d.line([(px, y1), (px, y1 + 3)], fill=BLACK)
-            text_c(d, (px, y1 + 9), fmt_x(t), f=F_SMALL)
-        for t in yticks:
-            _, py = self.px(self.xlim[0], t)
-            d.line([(x0 - 3, py), (x0, py)], fill=BLACK)
-            d.text((x0 - 5, py), fmt_y(t), fill=BLACK, font=F_SMALL, anchor="rm")
-        text_c(d, ((x0 + x1) / 2, y1 + 21), xlabel)
-        d.text((4, y0 - 14), ylabel, fill=BLACK, font=F)
-
-    def curve(
-        self, xs: Sequence[float], ys: Sequence[float], fill: Color = BLUE, width: int = 2
-    ) -> None:
-        self.d.line(
-            [self.px(x, y) for x, y in zip(xs, ys, strict=True)],
-            fill=fill,
-            width=width,
-            joint="curve",
-        )
-
-
-def dashed(
-    d: ImageDraw.ImageDraw,
-    a: tuple[float, float],
-    b: tuple[float, float],
-    fill: Color = BLACK,
-    dash: float = 5.0,
-    width: int = 1,
-) -> None:
-    n = max(1, int(math.dist(a, b) / dash))
-    for i in range(0, n, 2):
-        p = (a[0] + (b[0] - a[0]) * i / n, a[1] + (b[1] - a[1]) * i / n)
-        q = (a[0] + (b[0] - a[0]) * (i + 1) / n, a[1] + (b[1] - a[1]) * (i + 1) / n)
-        d.line([p, q], fill=fill, width=width)
-
-
-def north_arrow(d: ImageDraw.ImageDraw, x: float, y: float) -> None:
-    arrow(d, (x, y + 18), (x, y), width=2)
-    text_c(d, (x, y + 26), "N")
-
-
-def voronoi_labels(h: int, w: int, n: int, seed: int) -> np.ndarray:
-    """Label image of a random Voronoi tessellation (grain-like cells)."""
-    rng = np.random.default_rng(seed)
-    pts = rng.uniform([0, 0], [h, w], size=(n, 2))
-    yy, xx = np.mgrid[0:h, 0:w]
-    dist = (yy[..., None] - pts[:, 0]) ** 2 + (xx[..., None] - pts[:, 1]) ** 2
-    return dist.argmin(axis=2)
-
-
-def grain_edges(lab: np.ndarray) -> np.ndarray:
-    """Boolean mask of pixels where the cell label changes (grain boundaries)."""
-    return (np.diff(lab, axis=0, prepend=lab[:1]) != 0) | (
-        np.diff(lab, axis=1, prepend=lab[:, :1]) != 0
-    )
 
 
 # ----------------------------------------------------------------------------- geography
@@ -198,7 +66,7 @@ def geo_contour() -> Path:
         d.polygon(pts, outline=BROWN)
         lx, ly = pts[0]
         d.rectangle([lx - 11, ly - 6, lx + 11, ly + 6], fill=(246, 241, 226))
-        text_c(d, (lx, ly), f"{elev}", fill=BROWN, f=F_SMALL)
+        centred_text(d, (lx, ly), f"{elev}", F_SMALL, fill=BROWN)
     km = 85  # pixels per kilometre
     ax, ay = cx + 2, cy - 2
     ux, uy = -0.93, 0.37
@@ -210,13 +78,13 @@ def geo_contour() -> Path:
         d.text((x + dx, y + 4), lab, fill=BLACK, font=F)
     mx, my = (ax + bx) / 2, (ay + by) / 2 - 12
     d.rectangle([mx - 33, my - 6, mx + 33, my + 6], fill=(246, 241, 226))
-    text_c(d, (mx, my), "A-B = 1.2 km", fill=RED, f=F_SMALL)
-    north_arrow(d, 295, 12)
+    centred_text(d, (mx, my), "A-B = 1.2 km", F_SMALL, fill=RED)
+    north_arrow(d, 295, 12, F)
     d.line([(20, 225), (20 + km, 225)], fill=BLACK, width=2)
     for frac, lab in ((0.0, "0"), (0.5, "0.5"), (1.0, "1 km")):
         tx = 20 + frac * km
         d.line([(tx, 221), (tx, 229)], fill=BLACK)
-        text_c(d, (tx + (8 if frac == 1 else 0), 213), lab, f=F_SMALL)
+        centred_text(d, (tx + (8 if frac == 1 else 0), 213), lab, F_SMALL)
     d.text((175, 212), "Contour interval 100 m", fill=BLACK, font=F_SMALL)
     return save(im, "geography", "SampleGeo", "contour_01.png")
 
@@ -252,7 +120,7 @@ def geo_street_map() -> Path:
     """Town plan of Riverton, Old Town district, with a starred building at No. 12 Mill Street."""
     im, d = canvas((238, 236, 228))
     d.rectangle([0, 0, W - 1, 22], fill=(60, 70, 90))
-    text_c(d, (W / 2, 11), "RIVERTON  -  Old Town district", fill=WHITE, f=F_TITLE)
+    centred_text(d, (W / 2, 11), "RIVERTON  -  Old Town district", F_TITLE, fill=WHITE)
     d.rectangle([0, 100, W, 118], fill=WHITE, outline=GREY)
     d.rectangle([150, 22, 168, H], fill=WHITE, outline=GREY)
     d.text((12, 103), "Mill Street", fill=BLACK, font=F)
@@ -266,7 +134,7 @@ def geo_street_map() -> Path:
     for k, x in enumerate((8, 58, 108, 178, 228, 278)):
         for nums, y0 in ((numbers_n, 62), (numbers_s, 124)):
             d.rectangle([x, y0, x + 34, y0 + 32], fill=(205, 190, 170), outline=BLACK)
-            text_c(d, (x + 17, y0 + 16), str(nums[k]), f=F)
+            centred_text(d, (x + 17, y0 + 16), str(nums[k]), F)
     sx, sy = 295, 46
     star = []
     for i in range(10):
@@ -283,14 +151,14 @@ def geo_climograph() -> Path:
     im, d = canvas()
     precip = [260, 240, 280, 270, 220, 190, 180, 200, 210, 230, 250, 270]
     temp = [27, 27, 27.5, 27.5, 27, 26.5, 26, 26.5, 27, 27, 27, 27]
-    ax = Axes(d, (40, 28, 280, 200), (0, 12), (0, 400))
+    ax = Axes(d, (40, 28, 280, 200), (0, 12), (0, 400), FONTS)
     ax.frame([], [0, 100, 200, 300, 400], "Month", "Precipitation (mm)")
     for m, p in enumerate(precip):
         x0, y0 = ax.px(m + 0.15, p)
         x1, y1 = ax.px(m + 0.85, 0)
         d.rectangle([x0, y0, x1, y1], fill=(120, 160, 230), outline=BLUE)
-        text_c(d, (ax.px(m + 0.5, 0)[0], 209), "JFMAMJJASOND"[m], f=F_SMALL)
-    tax = Axes(d, (40, 28, 280, 200), (0, 12), (0, 40))
+        centred_text(d, (ax.px(m + 0.5, 0)[0], 209), "JFMAMJJASOND"[m], F_SMALL)
+    tax = Axes(d, (40, 28, 280, 200), (0, 12), (0, 40), FONTS)
     tax.curve([m + 0.5 for m in range(12)], temp, fill=RED, width=2)
     for t in (0, 10, 20, 30, 40):
         _, py = tax.px(12, t)
@@ -322,7 +190,7 @@ def geo_rock() -> Path:
     rgb = palette[choice[lab]] + rng.normal(0, 6, size=(h, w, 1))
     edges = grain_edges(lab)
     rgb[edges] *= 0.6
-    im, d = on_white(rgb)
+    im, d = on_white(rgb, (W, H))
     scale_bar(d, (20, 100, 222), "1 cm", (20, 205), F)
     d.text((120, 206), "crystals 3-10 mm, interlocking;\npink feldspar, quartz, black mica",
            fill=BLACK, font=F_SMALL)  # fmt: skip
@@ -335,7 +203,7 @@ LANDUSE = {"B": (150, 150, 160), "F": (60, 130, 60), "A": (225, 205, 110)}
 def geo_landuse_year(year: int, grid: Sequence[str]) -> Path:
     """The same 6 x 4 km area in a given year; each 1 km cell is built-up, forest or farmland."""
     im, d = canvas()
-    text_c(d, (W / 2, 10), f"Land use {year} (each cell = 1 km2)", f=F_TITLE)
+    centred_text(d, (W / 2, 10), f"Land use {year} (each cell = 1 km2)", F_TITLE)
     cell, x0, y0 = 38, 20, 24
     for r, row in enumerate(grid):
         for c, ch in enumerate(row):
@@ -373,13 +241,15 @@ def geo_scale_map() -> Path:
     a, b = (50, 70), (270, 95)
     for (x, y), name in ((a, "Ashford"), (b, "Bramley")):
         d.rectangle([x - 6, y - 6, x + 6, y + 6], fill=RED, outline=BLACK)
-        text_c(d, (x, y - 15), name)
+        centred_text(d, (x, y - 15), name, F)
     dashed(d, a, b, fill=BLACK)
-    text_c(d, ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2 + 14), "measured on the map: 6.4 cm", f=F_SMALL)
+    centred_text(
+        d, ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2 + 14), "measured on the map: 6.4 cm", F_SMALL
+    )
     d.rectangle([10, 200, 150, 232], fill=WHITE, outline=BLACK)
     d.text((16, 204), "Scale 1 : 50 000", fill=BLACK, font=F)
     d.text((16, 218), "(1 cm on map = 500 m)", fill=BLACK, font=F_SMALL)
-    north_arrow(d, 296, 190)
+    north_arrow(d, 296, 190, F)
     return save(im, "geography", "SampleGeo", "scale_map_01.png")
 
 
@@ -389,7 +259,7 @@ def geo_scale_map() -> Path:
 def mat_xrd() -> Path:
     """Powder XRD pattern (Cu K-alpha) of an FCC metal: (111), (200), (220) peaks."""
     im, d = canvas()
-    ax = Axes(d, (40, 34, 305, 200), (30, 90), (0, 110))
+    ax = Axes(d, (40, 34, 305, 200), (30, 90), (0, 110), FONTS)
     ax.frame([30, 40, 50, 60, 70, 80, 90], [0, 50, 100], "2-theta (degrees)", "Intensity (a.u.)")
     rng = np.random.default_rng(21)
     x = np.linspace(30, 90, 600)
@@ -400,7 +270,7 @@ def mat_xrd() -> Path:
     ax.curve(list(x), list(y), fill=BLUE, width=1)
     for c, amp, lab in peaks:
         px, py = ax.px(c, amp + 4)
-        text_c(d, (px + (12 if c > 45 else 0), py - 8), lab, fill=RED, f=F_SMALL)
+        centred_text(d, (px + (12 if c > 45 else 0), py - 8), lab, F_SMALL, fill=RED)
     d.text((190, 4), "Cu K-alpha, 1.5406 A", fill=BLACK, font=F_SMALL)
     return save(im, "materials", "SampleMat", "xrd_01.png")
 
@@ -408,7 +278,7 @@ def mat_xrd() -> Path:
 def mat_stress_strain() -> Path:
     """Engineering stress-strain curve of a ductile steel with labelled key points."""
     im, d = canvas()
-    ax = Axes(d, (46, 30, 305, 200), (0, 0.25), (0, 600))
+    ax = Axes(d, (46, 30, 305, 200), (0, 0.25), (0, 600), FONTS)
     ax.frame(
         [0, 0.05, 0.10, 0.15, 0.20, 0.25], [0, 200, 400, 600], "Engineering strain", "Stress (MPa)"
     )
@@ -443,7 +313,7 @@ def mat_grains() -> Path:
     g = tone[lab] + rng.normal(0, 5, size=(h, w))
     edges = grain_edges(lab)
     g[edges] = 40
-    im, d = on_white(g)
+    im, d = on_white(g, (W, H))
     d.rectangle([232, 186, 314, 206], fill=WHITE)
     scale_bar(d, (240, 304, 200), "50 um", (254, 187), F_SMALL)
     d.text((6, 216), "Etched polycrystalline Fe; mean grain diameter d = 25 um",
@@ -454,7 +324,7 @@ def mat_grains() -> Path:
 def mat_tauc() -> Path:
     """Tauc plot (direct gap) with the linear extrapolation meeting the axis at 3.20 eV."""
     im, d = canvas()
-    ax = Axes(d, (46, 30, 305, 200), (2.5, 4.0), (0, 10))
+    ax = Axes(d, (46, 30, 305, 200), (2.5, 4.0), (0, 10), FONTS)
     ax.frame(
         [2.5, 3.0, 3.5, 4.0],
         [0, 5, 10],
@@ -499,7 +369,7 @@ def phys_incline() -> Path:
     ]
     d.polygon(corners, fill=(170, 190, 230), outline=BLACK)
     mx, my = cx + hh * nx, cy + hh * ny
-    text_c(d, (mx, my), "m", f=F)
+    centred_text(d, (mx, my), "m", F)
     arrow(d, (mx, my), (mx, my + 60), fill=RED)
     d.text((mx + 4, my + 50), "mg", fill=RED, font=F)
     arrow(d, (mx, my), (mx + 50 * nx, my + 50 * ny), fill=BLUE)
@@ -515,29 +385,6 @@ def phys_incline() -> Path:
     return save(im, "physics", "SamplePhys", "incline_01.png")
 
 
-def resistor(
-    d: ImageDraw.ImageDraw, a: tuple[float, float], b: tuple[float, float], label: str
-) -> None:
-    """Zig-zag resistor between two points on a horizontal or vertical wire."""
-    (x0, y0), (x1, y1) = a, b
-    horizontal = abs(y1 - y0) < 1
-    n = 6
-    pts = [a]
-    for i in range(1, n + 1):
-        t = (i - 0.5) / n
-        off = 6 if i % 2 else -6
-        if horizontal:
-            pts.append((x0 + (x1 - x0) * t, y0 + off))
-        else:
-            pts.append((x0 + off, y0 + (y1 - y0) * t))
-    pts.append(b)
-    d.line(pts, fill=BLACK, width=2)
-    if horizontal:
-        text_c(d, ((x0 + x1) / 2, y0 - 16), label)
-    else:
-        d.text((x0 + 10, (y0 + y1) / 2 - 6), label, fill=BLACK, font=F)
-
-
 def phys_circuit() -> Path:
     """12 V battery, R1 = 4 ohm in series with R2 = 6 ohm parallel to R3 = 3 ohm."""
     im, d = canvas()
@@ -551,14 +398,14 @@ def phys_circuit() -> Path:
     d.text((L + 18, 118), "12 V", fill=BLACK, font=F)
     # top wire with R1
     d.line([(L, T), (90, T)], fill=BLACK, width=2)
-    resistor(d, (90, T), (150, T), "R1 = 4 ohm")
+    resistor(d, (90, T), (150, T), "R1 = 4 ohm", F)
     d.line([(150, T), (R, T)], fill=BLACK, width=2)
     # bottom wire
     d.line([(L, B), (R, B)], fill=BLACK, width=2)
     # two parallel vertical branches
     for x, lab, lx in ((180, "R2 = 6 ohm", 110), (R, "R3 = 3 ohm", R + 12)):
         d.line([(x, T), (x, 95)], fill=BLACK, width=2)
-        resistor(d, (x, 95), (x, 155), "")
+        resistor(d, (x, 95), (x, 155), "", F)
         d.line([(x, 155), (x, B)], fill=BLACK, width=2)
         d.text((lx, 119), lab, fill=BLACK, font=F)
         d.ellipse([x - 3, T - 3, x + 3, T + 3], fill=BLACK)
@@ -574,7 +421,7 @@ def phys_projectile() -> Path:
     im, d = canvas()
     g, v0, th = 9.8, 20.0, math.radians(45)
     rng_m = v0**2 * math.sin(2 * th) / g
-    ax = Axes(d, (40, 40, 300, 200), (0, 45), (0, 15))
+    ax = Axes(d, (40, 40, 300, 200), (0, 45), (0, 15), FONTS)
     ax.frame([0, 10, 20, 30, 40], [0, 5, 10, 15], "x (m)", "y (m)")
     ts = np.linspace(0, 2 * v0 * math.sin(th) / g, 60)
     xs = v0 * math.cos(th) * ts
@@ -594,7 +441,7 @@ def phys_projectile() -> Path:
 def phys_vt() -> Path:
     """Velocity-time graph: 0-4 s accelerate to 10 m/s, 4-10 s constant, 10-14 s stop."""
     im, d = canvas()
-    ax = Axes(d, (40, 30, 300, 200), (0, 16), (0, 12))
+    ax = Axes(d, (40, 30, 300, 200), (0, 16), (0, 12), FONTS)
     ax.frame(list(range(0, 17, 2)), [0, 2, 4, 6, 8, 10, 12], "t (s)", "v (m/s)")
     for t in (4, 10, 14):
         dashed(d, ax.px(t, 0), ax.px(t, 10 if t < 14 else 0), fill=GREY)

@@ -16,83 +16,33 @@ Re-running it reproduces the PNGs byte for byte.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from drawing import BLACK, WHITE, Color, font
+from drawing import BLACK, WHITE, Color, font, sample_images, save_png
+from micrographs import (
+    Array,
+    N,
+    afmhot,
+    blue_red,
+    bumps,
+    grey,
+    grid,
+    hex_points,
+    normalise,
+    scatter,
+    smooth_noise,
+    voronoi_grains,
+)
 from PIL import Image, ImageDraw
 
-ROOT = (
-    Path(__file__).resolve().parents[1]
-    / "sci_tasks"
-    / "benchmarks"
-    / "spm_bench"
-    / "samples"
-    / "images"
-)
-N = 256  # image side in pixels (the data area)
+ROOT = sample_images("spm_bench")
 BAR_H = 22  # information bar under the data area
-Array = np.ndarray
-
-
 F = font(11)
 
 
-# --- rendering helpers ----------------------------------------------------------------------
-
-
-def normalise(z: Array) -> Array:
-    lo, hi = float(z.min()), float(z.max())
-    return (z - lo) / (hi - lo) if hi > lo else np.zeros_like(z)
-
-
-def afmhot(z: Array) -> Array:
-    """The 'afmhot' colour map usual for STM/AFM height images (black-orange-white)."""
-    z = np.clip(z, 0.0, 1.0)
-    rgb = np.stack(
-        [np.clip(2 * z, 0, 1), np.clip(2 * z - 0.5, 0, 1), np.clip(2 * z - 1, 0, 1)], axis=-1
-    )
-    return (rgb * 255).round().astype(np.uint8)
-
-
-def grey(z: Array) -> Array:
-    g = (np.clip(z, 0.0, 1.0) * 255).round().astype(np.uint8)
-    return np.stack([g, g, g], axis=-1)
-
-
-def blue_red(z: Array) -> Array:
-    """A two-colour map (blue = low, red = high) for the MFM phase image."""
-    z = np.clip(z, 0.0, 1.0)
-    rgb = np.stack([z * 230 + 20, np.full_like(z, 40.0), (1 - z) * 230 + 20], axis=-1)
-    return rgb.round().astype(np.uint8)
-
-
-def grid(n: int = N) -> tuple[Array, Array]:
-    y, x = np.mgrid[0:n, 0:n].astype(float)
-    return x, y
-
-
-def smooth_noise(rng: np.random.Generator, sigma_px: float, n: int = N) -> Array:
-    """Gaussian-filtered white noise (via FFT), unit variance."""
-    noise = rng.standard_normal((n, n))
-    k = np.fft.fftfreq(n)
-    kx, ky = np.meshgrid(k, k)
-    filt = np.exp(-2 * (math.pi * sigma_px) ** 2 * (kx**2 + ky**2))
-    out = np.real(np.fft.ifft2(np.fft.fft2(noise) * filt))
-    return out / out.std()
-
-
-def bumps(
-    points: Sequence[tuple[float, float]], width: float, heights: Sequence[float] | None = None
-) -> Array:
-    """Sum of Gaussian bumps (atoms, particles) at ``points``."""
-    x, y = grid()
-    z = np.zeros((N, N))
-    for i, (px, py) in enumerate(points):
-        h = 1.0 if heights is None else heights[i]
-        z += h * np.exp(-((x - px) ** 2 + (y - py) ** 2) / (2 * width**2))
-    return z
+# --- framing: scale bar, information bar, colour scale -----------------------------------------
 
 
 def framed(
@@ -130,43 +80,8 @@ def colour_bar(
 
 
 def save(im: Image.Image, technique: str, name: str) -> Path:
-    path = ROOT / technique / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # A small adaptive palette keeps the files small (colour maps need a few more shades than
-    # grey images); no dithering keeps them reproducible.
-    colours = 32 if technique in ("sem", "tem") else 64
-    im.quantize(colors=colours, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(
-        path, optimize=True
-    )
-    return path
-
-
-def scatter(
-    rng: np.random.Generator, n: int, min_dist: float, margin: float
-) -> list[tuple[float, float]]:
-    """Up to ``n`` random non-overlapping centres (random sequential placement, bounded tries)."""
-    placed: list[tuple[float, float]] = []
-    for _ in range(20000):
-        if len(placed) == n:
-            break
-        cx, cy = rng.uniform(margin, N - margin, size=2)
-        if all((cx - px) ** 2 + (cy - py) ** 2 > min_dist**2 for px, py in placed):
-            placed.append((float(cx), float(cy)))
-    return placed
-
-
-def hex_points(a: float, angle: float = 0.0, margin: float = 40) -> list[tuple[float, float]]:
-    """Sites of a triangular (close-packed) lattice with spacing ``a`` covering the image."""
-    pts = []
-    ca, sa = math.cos(angle), math.sin(angle)
-    rng = int(N / a) + 4
-    for i in range(-rng, rng):
-        for j in range(-rng, rng):
-            u, v = (i + 0.5 * j) * a, j * a * math.sqrt(3) / 2
-            x, y = N / 2 + ca * u - sa * v, N / 2 + sa * u + ca * v
-            if -margin < x < N + margin and -margin < y < N + margin:
-                pts.append((x, y))
-    return pts
+    # colour maps need a few more shades than grey images
+    return save_png(im, ROOT / technique / name, 32 if technique in ("sem", "tem") else 64)
 
 
 # --- STM --------------------------------------------------------------------------------------
@@ -275,19 +190,10 @@ def afm_terraces() -> None:
     save(prof, "afm", "terraces_profile.png")
 
 
-def _voronoi_grains(rng: np.random.Generator, n_seeds: int) -> tuple[Array, Array]:
-    """Distance to the nearest grain centre and to the nearest grain boundary."""
-    seeds = rng.uniform(0, N, size=(n_seeds, 2))
-    x, y = grid()
-    d = np.sqrt((x[..., None] - seeds[:, 0]) ** 2 + (y[..., None] - seeds[:, 1]) ** 2)
-    d.sort(axis=-1)
-    return d[..., 0], d[..., 1] - d[..., 0]
-
-
 def afm_perovskite_grains() -> None:
     """Polycrystalline film, 2 um wide: grains about 0.2 um across (~100 seeds), two pinholes."""
     rng = np.random.default_rng(202)
-    centre_dist, boundary = _voronoi_grains(rng, 100)
+    centre_dist, boundary = voronoi_grains(rng, 100)
     z = (
         0.3
         + 0.3 * np.tanh(boundary / 3.0)
@@ -364,7 +270,7 @@ def _secondary_particle(rng: np.random.Generator, cracked: bool) -> Array:
     """A round agglomerate of primary grains, about 9 um across; optionally with cracks."""
     x, y = grid()
     r = np.sqrt((x - 128) ** 2 + (y - 124) ** 2)
-    _, boundary = _voronoi_grains(rng, 260)
+    _, boundary = voronoi_grains(rng, 260)
     body = r < 100
     z = np.where(body, 0.55 + 0.2 * np.tanh(boundary / 2.0) - 0.25 * (r / 100) ** 6, 0.08)
     rim = np.exp(-((r - 100) ** 2) / 8.0)

@@ -31,9 +31,9 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sci_tasks.metrics.judge.client import (
     JudgeClient,
@@ -43,10 +43,11 @@ from sci_tasks.metrics.judge.client import (
     parse_strict,
 )
 from sci_tasks.metrics.judge.config import ENV_PREFIX
-from sci_tasks.metrics.judge.jury import Jury
+from sci_tasks.metrics.judge.jury import Jury, each_juror
 from sci_tasks.metrics.judge.usage import ROLES
 
 CORRECTNESS_ENV_PREFIX = "SCI_TASKS_CORRECTNESS_JUDGE_"
+T = TypeVar("T")
 
 # How correctness is asked and read (metrics.scimif.grade_correctness):
 #   json_grade: the project's prompt (templates/judge/scimif_correctness.jinja), a JSON reply
@@ -287,6 +288,25 @@ def client_for(config: JudgeConfig | None) -> JudgeClient | None:
         return client
 
 
+def ask_jury(
+    jury: Jury, work: Callable[[JudgeClient], T], no_verdict: Callable[[str], T]
+) -> list[T]:
+    """``work(client)`` with each juror's client, the jurors at once (``jury.each_juror``), in
+    juror order. A juror that raises (a client that cannot be built, anything its work
+    raises) gives ``no_verdict(reason)`` instead: one juror's crash costs its own verdicts,
+    not the run."""
+
+    def one(juror: JudgeConfig) -> T:
+        try:
+            client = client_for(juror)
+            assert client is not None
+            return work(client)
+        except Exception as exc:  # one juror's crash: no verdict from it, the run goes on
+            return no_verdict(f"juror {juror.label} raised {type(exc).__name__}: {exc}")
+
+    return each_juror(jury, one)
+
+
 __all__ = [
     "JURY_ROLES",
     "PROTOCOLS",
@@ -296,6 +316,7 @@ __all__ = [
     "JudgeReply",
     "JudgeRequest",
     "Jury",
+    "ask_jury",
     "client_for",
     "known_roles",
     "parse_strict",

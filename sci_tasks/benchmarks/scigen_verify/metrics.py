@@ -32,17 +32,11 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from sci_tasks.benchmarks.scigen_verify.judging import NO_JUDGE, Judging
 from sci_tasks.benchmarks.scigen_verify.parse import VerifyParse, parse_verification
 from sci_tasks.images import NO_BUDGET, ImageBudget, judge_files
-from sci_tasks.metrics.judge import (
-    JudgeClient,
-    JudgeConfig,
-    JudgeReply,
-    JudgeRequest,
-    Jury,
-    client_for,
-)
-from sci_tasks.metrics.judge.jury import agreement_metrics, combine_grades, each_juror, votes
+from sci_tasks.metrics.judge import JudgeClient, JudgeReply, JudgeRequest, Jury, ask_jury
+from sci_tasks.metrics.judge.jury import agreement_metrics, combine_grades, votes
 from sci_tasks.metrics.judge.usage import VERIFICATION
 from sci_tasks.metrics.verdict import Verdict
 from sci_tasks.prompts import render, version
@@ -158,19 +152,12 @@ def _judged(reply: JudgeReply, key: str, yes: str, no: str) -> tuple[Verdict, st
 
 
 def _juror_verdicts(
-    juror: JudgeConfig, requests: list[JudgeRequest], asked: list[str]
+    client: JudgeClient, requests: list[JudgeRequest], asked: list[str]
 ) -> list[dict[str, Any]]:
     """One juror's verdict on each question (``asked``: which metric each request decides),
-    as a jury's record keeps it; a juror that raises gives no verdict, with the reason."""
-    try:
-        client = client_for(juror)
-        assert client is not None
-        replies = client.ask_many(requests)
-    except Exception as exc:  # one juror's crash: no verdict from it, the run goes on
-        reason = f"juror {juror.label} raised {type(exc).__name__}: {exc}"
-        return [{"score": None, "grade": None, "reason": reason, "judge": None} for _ in asked]
+    as a jury's record keeps it."""
     out = []
-    for reply, metric in zip(replies, asked, strict=True):
+    for reply, metric in zip(client.ask_many(requests), asked, strict=True):
         verdict, provenance = _judged(reply, *ANSWERS[metric])
         out.append(
             {"score": verdict.score, "grade": None, "reason": verdict.reason, "judge": provenance}
@@ -184,7 +171,14 @@ def _by_jury(
     """Each question asked of every juror at once, the jurors' verdicts combined by the
     jury's rule (``jury.combine_grades``: a tie is unscored with the votes as its reason):
     per metric, (the combined verdict, every juror's verdict)."""
-    per_juror = each_juror(jury, lambda juror: _juror_verdicts(juror, requests, asked))
+    per_juror = ask_jury(
+        jury,
+        lambda client: _juror_verdicts(client, requests, asked),
+        # a crashed juror: no verdict on any question, with the reason
+        lambda reason: [
+            {"score": None, "grade": None, "reason": reason, "judge": None} for _ in asked
+        ],
+    )
     out = {}
     for k, metric in enumerate(asked):
         jurors = [verdicts[k] for verdicts in per_juror]
@@ -254,9 +248,9 @@ def score_sample(
             i_judge = jury.label
     elif requests and judge is None:
         if needs_e:
-            e_verdict = Verdict.unscored("no judge configured")
+            e_verdict = Verdict.unscored(NO_JUDGE)
         if needs_i:
-            i_verdict = Verdict.unscored("no judge configured")
+            i_verdict = Verdict.unscored(NO_JUDGE)
     elif requests and judge is not None:
         replies = judge.ask_many(requests)
         if needs_e:
@@ -301,13 +295,11 @@ def process_results(
     ``.report``) in ``record`` only. ``settings``: the task's judge
     and image budget (``sci_tasks.task.SciTask``)."""
     response = results[0] if results else ""
-    judge = client_for(settings.judge_of(VERIFICATION))
-    jury = settings.jury(VERIFICATION)
-    record = score_sample(doc, response, judge, settings.image_budget, jury)
+    judging = Judging.of(settings, VERIFICATION)
+    record = score_sample(doc, response, judging.judge, settings.image_budget, judging.jury)
     negative = not record["label"]
-    agreement = dict.fromkeys(JURY_METRICS[VERIFICATION], jury_items(record)) if jury else {}
     return {
-        **agreement,
+        **judging.agreement(jury_items(record)),
         "acc_a": record["acc_a"],
         "acc_e": record["acc_e"],
         "acc_i": {"score": record["acc_i"], "negative": negative},

@@ -39,15 +39,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sci_tasks.metrics.judge import (
-    JudgeClient,
-    JudgeConfig,
-    JudgeReply,
-    JudgeRequest,
-    Jury,
-    client_for,
-)
-from sci_tasks.metrics.judge.jury import agreement_metrics, combine_grades, each_juror, votes
+from sci_tasks.benchmarks.scigen_verify.judging import NO_JUDGE, Judging
+from sci_tasks.metrics.judge import JudgeClient, JudgeReply, JudgeRequest, Jury, ask_jury
+from sci_tasks.metrics.judge.jury import agreement_metrics, combine_grades, votes
 from sci_tasks.metrics.judge.usage import RUBRIC
 from sci_tasks.metrics.reply import OBJECT_START, decode_at
 from sci_tasks.prompts import render, version
@@ -267,7 +261,7 @@ def score_rubric(
     if jury is not None:
         return record | by_jury(jury, request, len(points), len(gold))
     if judge is None:
-        return record | {"reason": "no judge configured"}
+        return record | {"reason": NO_JUDGE}
     return record | _matched(judge.ask(request), len(points), len(gold))
 
 
@@ -291,20 +285,6 @@ UNDECIDED = {"matrix": None, "matched_rules": None, "matched_points": None,
              "rr": None, "nhr": None, "sf1": None}  # fmt: skip
 
 
-def _juror_matrix(
-    juror: JudgeConfig, request: JudgeRequest, n_points: int, n_rules: int
-) -> dict[str, Any]:
-    """One juror's match matrix and values, as the jury's record keeps them (``matrix``
-    None: no verdict, with the reason; a juror that raises is no verdict too)."""
-    try:
-        client = client_for(juror)
-        assert client is not None
-        return UNDECIDED | _matched(client.ask(request), n_points, n_rules)
-    except Exception as exc:  # one juror's crash: no verdict from it, the run goes on
-        reason = f"juror {juror.label} raised {type(exc).__name__}: {exc}"
-        return UNDECIDED | {"reason": reason, "judge": None}
-
-
 def cell_votes(jurors: Sequence[Mapping[str, Any]], point: int, rule: int) -> list[dict[str, Any]]:
     """Each juror's verdict on whether point ``point`` (0-based) matches gold rule ``rule``
     (1-based): score 1.0 / 0.0, None for a juror without a matrix."""
@@ -320,7 +300,12 @@ def by_jury(jury: Jury, request: JudgeRequest, n_points: int, n_rules: int) -> d
     from the combined matrix, and a tie on any cell leaves the rubric unscored with the
     tied cells and their votes as the reason. ``mean``: the mean of the jurors' RR, NHR and
     SF1 (no combined matrix). Each juror's matrix and values stay in ``jurors``."""
-    jurors = each_juror(jury, lambda juror: _juror_matrix(juror, request, n_points, n_rules))
+    jurors = ask_jury(
+        jury,
+        # one juror's matrix and values (``matrix`` None: no verdict, with the reason)
+        lambda client: UNDECIDED | _matched(client.ask(request), n_points, n_rules),
+        lambda reason: UNDECIDED | {"reason": reason, "judge": None},  # a crashed juror
+    )
     decided = {"judge": jury.label, "jurors": jurors}
     if jury.combine == "mean":
         means = {
@@ -387,12 +372,11 @@ def process_results(
     (points, weights, match matrix, judge) in ``record`` only. ``settings``: the task's judge
     (``sci_tasks.task.SciTask``)."""
     response = results[0] if results else ""
-    jury = settings.jury(RUBRIC)
-    record = score_rubric(doc, response, client_for(settings.judge_of(RUBRIC)), jury)
+    judging = Judging.of(settings, RUBRIC)
+    record = score_rubric(doc, response, judging.judge, judging.jury)
     domain = record["domain"]
-    agreement = dict.fromkeys(JURY_METRICS[RUBRIC], jury_items(record)) if jury else {}
     return {
-        **agreement,
+        **judging.agreement(jury_items(record)),
         "rr": {"value": record["rr"], "domain": domain},
         "nhr": {"value": record["nhr"], "domain": domain},
         "sf1": {"value": record["sf1"], "domain": domain},
