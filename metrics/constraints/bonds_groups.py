@@ -30,18 +30,9 @@ from dataclasses import dataclass
 from rdkit import Chem, rdBase
 from rdkit.Chem import rdMolDescriptors
 
-from sci_tasks.metrics.constraints import smarts
+from sci_tasks.metrics.constraints import count_requirements, smarts
 from sci_tasks.metrics.constraints.base import CheckInput, register
 from sci_tasks.metrics.constraints.chemistry import each_molecule, structures
-from sci_tasks.metrics.constraints.count_requirements import (
-    CMP,
-    POST,
-    Parsed,
-    check_line,
-    count_patterns,
-    parse_counts,
-    requirement_texts,
-)
 from sci_tasks.metrics.constraints.molecule_tokens import Candidate
 from sci_tasks.metrics.constraints.text import (
     NUMBER_WORD,
@@ -69,8 +60,9 @@ _BOND_REVERSE_KEY = (
     rf"|(?P<bare>(?:number[ \t]+of[ \t]+)?{_ANY_BOND})"
 )
 _TOTAL_BONDS_RE = re.compile(
-    rf"(?<![\w])(?:a[ \t]+)?total[ \t]+(?:number[ \t]+)?of[ \t]+(?:(?P<cmp>{CMP})[ \t]+)?"
-    rf"(?P<n>{NUMBER_WORD}){POST}[ \t]+{_ANY_BOND}",
+    r"(?<![\w])(?:a[ \t]+)?total[ \t]+(?:number[ \t]+)?of[ \t]+"
+    rf"(?:(?P<cmp>{count_requirements.CMP})[ \t]+)?(?P<n>{NUMBER_WORD}){count_requirements.POST}"
+    rf"[ \t]+{_ANY_BOND}",
     re.I,
 )
 _UNKNOWN_BOND_RE = re.compile(
@@ -87,12 +79,12 @@ def _bond_key(m: re.Match[str]) -> str | None:
     return "total"
 
 
-def _bond_requirements(text: str) -> tuple[Parsed, str]:
+def _bond_requirements(text: str) -> tuple[count_requirements.Parsed, str]:
     typed = r"(?P<type>single|double|triple|aromatic|rotatable)[ \t-]+bonds?(?![a-z])"
-    patterns = count_patterns(
+    patterns = count_requirements.count_patterns(
         _BOND_KEY, total=_TOTAL_BONDS_RE, reverse=_BOND_REVERSE_KEY, negative=typed
     )
-    parsed = parse_counts(text, patterns, _bond_key)
+    parsed = count_requirements.parse_counts(text, patterns, _bond_key)
     for m in _UNKNOWN_BOND_RE.finditer(text):
         if not parsed.covers(m.span()):
             return parsed, m.group().strip()
@@ -116,14 +108,14 @@ class _CountCheck:
     """The bond and group checks: the first requirement text (parameters, else question)
     that states counts (``read``), then the answer molecule's ``count`` of each key."""
 
-    read: Callable[[str], tuple[Parsed, str]]
+    read: Callable[[str], tuple[count_requirements.Parsed, str]]
     not_understood: str  # message template with {source} and {unknown}
     what: str
     count: Callable[[Chem.Mol, str], int]
 
     def __call__(self, inp: CheckInput) -> Verdict:
-        found: Parsed | None = None
-        for text, source in requirement_texts(inp):
+        found: count_requirements.Parsed | None = None
+        for text, source in count_requirements.requirement_texts(inp):
             parsed, unknown = self.read(text)
             if unknown and (parsed.requirements or source == "parameters"):
                 return Verdict.unscored(self.not_understood.format(source=source, unknown=unknown))
@@ -140,9 +132,11 @@ class _CountCheck:
             return verdict
         return each_molecule(mols, lambda mol: self._counts(mol, found))
 
-    def _counts(self, mol: Candidate, found: Parsed) -> tuple[bool, str]:
+    def _counts(self, mol: Candidate, found: count_requirements.Parsed) -> tuple[bool, str]:
         assert mol.mol is not None
-        return check_line([(r.key, self.count(mol.mol, r.key), r) for r in found.requirements])
+        return count_requirements.check_line(
+            [(r.key, self.count(mol.mol, r.key), r) for r in found.requirements]
+        )
 
 
 register("chemistry_atom_bond_constraint")(
@@ -204,10 +198,12 @@ def _group_key(m: re.Match[str]) -> str | None:
     return group.name if group else None
 
 
-def _group_requirements(text: str) -> tuple[Parsed, str]:
+def _group_requirements(text: str) -> tuple[count_requirements.Parsed, str]:
     reverse = rf"(?:number[ \t]+of[ \t]+)?{_GROUP_KEY}"
-    patterns = count_patterns(_GROUP_KEY, reverse=reverse, between=_GROUP_BETWEEN)
-    parsed = parse_counts(text, patterns, _group_key)
+    patterns = count_requirements.count_patterns(
+        _GROUP_KEY, reverse=reverse, between=_GROUP_BETWEEN
+    )
+    parsed = count_requirements.parse_counts(text, patterns, _group_key)
     for m in _UNKNOWN_GROUP_RE.finditer(text):
         what = m.group("what").lower().split()
         if what[0] in _VAGUE_GROUP_WORDS or parsed.covers(m.span()):

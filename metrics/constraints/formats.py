@@ -58,18 +58,10 @@ from sci_tasks.metrics.verdict import Verdict
 
 # --------------------------------------------------------------------------- formats
 
-_JSON_KEY = re.compile(r"\bjson\b", re.I)
-_LIST_KEY = re.compile(r"\blists?\b", re.I)
-_TUPLE_KEY = re.compile(r"\btuples?\b", re.I)
-_DICT_KEY = re.compile(r"\bdict(?:ionary|ionaries)?\b", re.I)
-_HTML_KEY = re.compile(r"\bhtml\b", re.I)
-_XML_KEY = re.compile(r"\bxml\b", re.I)
-_CSV_KEY = re.compile(r"\bcsv\b|comma[ \t-]+separated", re.I)
-_MARKDOWN_KEY = re.compile(r"\bmarkdown\b", re.I)
 _PY_LANGS = ("python", "py", "python3")
 
 
-def _first_valid(
+def first_valid(
     inp: CheckInput,
     keyword: re.Pattern[str],
     langs: tuple[str, ...],
@@ -106,9 +98,12 @@ def _reject_constant(name: str) -> object:
 _JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
 
 
+_JSON_KEY = re.compile(r"\bjson\b", re.I)
+
+
 @register("general_json_constraint")
 def json_constraint(inp: CheckInput) -> Verdict:
-    return _first_valid(inp, _JSON_KEY, ("json",), _json_object, "{")
+    return first_valid(inp, _JSON_KEY, ("json",), _json_object, "{")
 
 
 def _json_object(text: str, where: str) -> Verdict:
@@ -164,7 +159,7 @@ def _literal_check(inp: CheckInput, keyword: re.Pattern[str], kind: type, name: 
 
     item_kind = _item_kind(clean_parameters(inp.parameters), inp.question or "", name)
     count = _required_size(clean_parameters(inp.parameters), inp.question or "", name)
-    return _first_valid(inp, keyword, _PY_LANGS, check, "[" if kind is list else "(")
+    return first_valid(inp, keyword, _PY_LANGS, check, "[" if kind is list else "(")
 
 
 # "a Python list of tuples": the items' own kind is part of the format.
@@ -203,6 +198,10 @@ def _required_size(params: str, question: str, name: str) -> tuple[int, str] | N
                 word = m.group(2).lower()
                 return (int(word) if word.isdigit() else _NUMBER_WORDS[word]), source
     return None
+
+
+_LIST_KEY = re.compile(r"\blists?\b", re.I)
+_TUPLE_KEY = re.compile(r"\btuples?\b", re.I)
 
 
 @register("general_list_constraint")
@@ -250,6 +249,9 @@ def _mark_after(text: str, pos: int) -> bool:
     return mark is not None and mark.group().strip().startswith(("(", "["))
 
 
+_DICT_KEY = re.compile(r"\bdict(?:ionary|ionaries)?\b", re.I)
+
+
 @register("general_dictionary_constraint")
 def dictionary_constraint(inp: CheckInput) -> Verdict:
     named, source = _required_keys(clean_parameters(inp.parameters), inp.question or "")
@@ -272,14 +274,17 @@ def dictionary_constraint(inp: CheckInput) -> Verdict:
         found += f"; optional key(s) {show_items(left)} left out" if left else ""
         return Verdict.passed(f"{where} is a Python dict of {plural(len(value), 'key')}{found}")
 
-    return _first_valid(inp, _DICT_KEY, _PY_LANGS, check, "{")
+    return first_valid(inp, _DICT_KEY, _PY_LANGS, check, "{")
 
 
 # Each pattern starts with a literal or is anchored at line starts, so it scans fast.
+_CSV_KEY = re.compile(r"\bcsv\b|comma[ \t-]+separated", re.I)
+
+
 @register("general_csv_constraint")
 def csv_constraint(inp: CheckInput) -> Verdict:
     header, source = _required_header(clean_parameters(inp.parameters), inp.question or "")
-    verdict = _first_valid(inp, _CSV_KEY, ("csv",), _csv_verdict)
+    verdict = first_valid(inp, _CSV_KEY, ("csv",), _csv_verdict)
     if verdict.score != 1.0 or not header:
         return verdict
     return _header_verdict(inp, header, source)

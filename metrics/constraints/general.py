@@ -213,8 +213,6 @@ def choose_from(inp: CheckInput) -> Verdict:
 
 
 _JUDGE_KEY = re.compile(r"\byes\b|\btrue[ \t]+or[ \t]+false\b|\bjudge", re.I)
-_YES_NO_RE = re.compile(r"(yes|no)\.?", re.I)
-_EMPHASIS_RE = re.compile(r"[*_`{}$]|\\(?:boxed|textbf|text)(?=\{)")
 
 
 # "the last line of your response must contain only Yes or No", "end your response with a
@@ -244,6 +242,10 @@ def judge(inp: CheckInput) -> Verdict:
             f"the first line (where the question puts the answer) is exactly {opening.strip()!r}"
         )
     return Verdict.failed(f"{where} is not just Yes or No: {clip(answer)!r}")
+
+
+_YES_NO_RE = re.compile(r"(yes|no)\.?", re.I)
+_EMPHASIS_RE = re.compile(r"[*_`{}$]|\\(?:boxed|textbf|text)(?=\{)")
 
 
 def _yes_or_no(answer: str) -> bool:

@@ -31,7 +31,7 @@ from sci_tasks.metrics.constraints.base import (
     input_scope,
     register,
 )
-from sci_tasks.metrics.constraints.formats import _HTML_KEY, _MARKDOWN_KEY, _XML_KEY, _first_valid
+from sci_tasks.metrics.constraints.formats import first_valid
 from sci_tasks.metrics.constraints.text import (
     clean_parameters,
     clip,
@@ -59,6 +59,9 @@ def _has_table(text: str) -> bool:
         if "|" in s and "---" in s and not s.strip("|:- \t"):
             return True
     return False
+
+
+_MARKDOWN_KEY = re.compile(r"\bmarkdown\b", re.I)
 
 
 @register("general_markdown_constraint")
@@ -235,9 +238,12 @@ def _html_problem(text: str) -> tuple[str, list[str]]:
     return "", elements
 
 
+_HTML_KEY = re.compile(r"\bhtml\b", re.I)
+
+
 @register("general_html_constraint")
 def html_constraint(inp: CheckInput) -> Verdict:
-    return _first_valid(inp, _HTML_KEY, ("html", "htm"), _html_verdict, "<")
+    return first_valid(inp, _HTML_KEY, ("html", "htm"), _html_verdict, "<")
 
 
 def _html_verdict(text: str, where: str) -> Verdict:
@@ -279,6 +285,9 @@ def _required_root(params: str, question: str) -> str:
     return ""
 
 
+_XML_KEY = re.compile(r"\bxml\b", re.I)
+
+
 @register("general_xml_constraint")
 def xml_constraint(inp: CheckInput) -> Verdict:
     required = _required_root(clean_parameters(inp.parameters), inp.question or "")
@@ -296,4 +305,4 @@ def xml_constraint(inp: CheckInput) -> Verdict:
             return Verdict.failed(f"XML root in {where} is <{name}>, required <{required}>")
         return Verdict.passed(f"well-formed XML in {where}, root <{name}>")
 
-    return _first_valid(inp, _XML_KEY, ("xml",), check, "<")
+    return first_valid(inp, _XML_KEY, ("xml",), check, "<")

@@ -45,6 +45,7 @@ from sci_tasks.metrics.constraints.text import (
     paragraphs,
     sentences,
     strip_decoration,
+    words_re,
 )
 from sci_tasks.metrics.constraints.unit_check import check_units
 from sci_tasks.metrics.constraints.unit_grammar import clean_unit_text, parse_unit
@@ -54,15 +55,22 @@ from sci_tasks.metrics.verdict import Verdict
 
 # =========================================================================== property
 
-_DISCRETE_RE = re.compile(
-    r"\b(?:discrete|labels?|categor(?:y|ies|ical)|classif(?:y|ication|ied)|class(?:es)?|"
-    r"qualitative|which[ \t]+type)\b",
-    re.I,
+_DISCRETE_RE = words_re(
+    "discrete",
+    "labels?",
+    "categor(?:y|ies|ical)",
+    "classif(?:y|ication|ied)",
+    "class(?:es)?",
+    "qualitative",
+    "which type",
 )
-_CONTINUOUS_RE = re.compile(
-    r"\b(?:continuous|numerical|numeric|quantitative|real[ \t-]valued|(?:a|one|single)[ \t]+"
-    r"(?:numerical[ \t]+|continuous[ \t]+)?value)\b",
-    re.I,
+_CONTINUOUS_RE = words_re(
+    "continuous",
+    "numerical",
+    "numeric",
+    "quantitative",
+    r"real[\x20\t-]valued",  # a space, tab or hyphen (phrases() reads " " as [ \t]+)
+    "(?:a|one|single) (?:numerical |continuous )?value",
 )
 _LABEL_LEAD_RE = re.compile(
     r"\b(?:whether|as|into|is|be)[ \t]+(?:an?[ \t]+|the[ \t]+)?(?:(?:discrete[ \t]+)?label[ \t]+)?",
@@ -79,6 +87,14 @@ _NAMED_PROPERTY_RE = re.compile(
     re.I,
 )
 _OR_NAME_RE = re.compile(r"[_ -]or[_ -]", re.I)
+
+
+_WHETHER_RE = re.compile(r"\bwhether\b[^.?!\n]{0,80}[ \t]or[ \t]", re.I)
+_EITHER_RE = re.compile(
+    r"(?:is|are|does|do|will|would|can|should|was|were)\b[^?\n]*?[ \t]"
+    r"([A-Za-z][\w-]*)[ \t]+or[ \t]+([A-Za-z][\w-]*)[ \t]*\?",
+    re.I,
+)
 
 
 def _label_set(params: str, question: str) -> tuple[list[Option], str]:
@@ -141,14 +157,6 @@ def _property_kind(params: str, question: str) -> tuple[str, str]:
     if req is not None and req.units:
         return "continuous", "question"
     return "", ""
-
-
-_WHETHER_RE = re.compile(r"\bwhether\b[^.?!\n]{0,80}[ \t]or[ \t]", re.I)
-_EITHER_RE = re.compile(
-    r"(?:is|are|does|do|will|would|can|should|was|were)\b[^?\n]*?[ \t]"
-    r"([A-Za-z][\w-]*)[ \t]+or[ \t]+([A-Za-z][\w-]*)[ \t]*\?",
-    re.I,
-)
 
 
 @register("material_property_prediction_constraint")

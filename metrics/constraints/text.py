@@ -43,6 +43,12 @@ def phrases(*alternatives: str) -> str:
     return "|".join(a.replace(" ", r"[ \t]+") for a in alternatives)
 
 
+def words_re(*alternatives: str) -> re.Pattern[str]:
+    """A case-blind regex for any of ``alternatives`` (as in ``phrases``) as whole words:
+    ``words_re("at least", "fold")`` matches ``\\b(?:at[ \\t]+least|fold)\\b``."""
+    return re.compile(rf"\b(?:{phrases(*alternatives)})\b", re.I)
+
+
 def parse_int(token: str) -> int | None:
     """``"3"`` -> 3, ``"three"`` -> 3, ``"single"`` -> 1; anything else -> None."""
     t = token.strip().lower()
