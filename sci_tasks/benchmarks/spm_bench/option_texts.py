@@ -76,8 +76,10 @@ _STOP = frozenset(
     "as from for about into".split()
 )
 _PIECES = re.compile(r"\s*(?:[,;]|\band\b|\bplus\b|&)\s*", re.IGNORECASE)
-_MARK_CHAR = re.compile(r"[✓✔✅☑✗✘❌✕❎]")
-_POSITIVE = frozenset("✓✔✅☑")
+# the marks a reply sets beside an option's line or in a table's verdict cell
+POSITIVE_MARKS = "✓✔✅☑"
+NEGATIVE_MARKS = "✗✘❌✕❎"
+_MARK_CHAR = re.compile(f"[{POSITIVE_MARKS}{NEGATIVE_MARKS}]")
 
 
 def _words(text: str) -> set[str]:
@@ -140,6 +142,6 @@ def marked_option_lines(text: str, named: dict[str, str]) -> tuple[str, ...] | N
         if label is None or label in seen:
             return None
         seen.add(label)
-        if mark.group() in _POSITIVE:
+        if mark.group() in POSITIVE_MARKS:
             chosen.append(label)
     return tuple(sorted(chosen)) or None

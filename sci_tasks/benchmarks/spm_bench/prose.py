@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sci_tasks.benchmarks.spm_bench.labels import label_list, strip_decoration
+from sci_tasks.benchmarks.spm_bench.option_texts import NEGATIVE_MARKS, POSITIVE_MARKS
 
 MARKDOWN = re.compile(r"[*_`\"'“”‘’]")
 
@@ -60,38 +61,7 @@ _AFTER_PREDICATE = re.compile(
 )
 
 
-# words that take back what was said before ("A is correct. Actually, B is correct.")
-_RECONSIDER = re.compile(
-    r"\b(?:actually|wait|on\s+(?:second\s+thought|reflection)|reconsider\w*|instead|rather|"
-    r"correction|revis\w*|change\s+my)\b",
-    re.IGNORECASE,
-)
-
-
 _NEGATION = re.compile(r"\b(?:not|nor|neither|no)\s*$", re.IGNORECASE)
-
-
-# Markdown tables: a row, a separator row, a label cell, and the marks of a verdict cell
-_TABLE_ROW = re.compile(r"^[^\S\n]*\|[^\n]*$", re.MULTILINE)
-
-
-_TABLE_RULE = re.compile(r"^[\s|:\-–]+$")
-
-
-_CELL_LABEL = re.compile(r"^(?:(?i:option|statement|choice)\s+)?\(?([A-Za-z])\)?[.:]?$")
-
-
-_MARK_YES = re.compile(
-    r"^(?:✓|✔|✅|☑|(?:yes|true|correct|supported|consistent|selected|accurate|valid)\b)",
-    re.IGNORECASE,
-)
-
-
-_MARK_NO = re.compile(
-    r"^(?:✗|✘|❌|✕|❎|×|(?:no|not|false|incorrect|unsupported|inconsistent|rejected|wrong|"
-    r"inaccurate|invalid)\b)",
-    re.IGNORECASE,
-)
 
 
 def prose_hits(text: str) -> list[tuple[int, str, Any]]:
@@ -116,6 +86,14 @@ def prose_or_table(text: str, valid: Sequence[str]) -> tuple[str, tuple[str, ...
     if labels and len(labels) == 1:
         labels = _assessments(text, hits, valid) or labels
     return (how, labels) if labels else None
+
+
+# words that take back what was said before ("A is correct. Actually, B is correct.")
+_RECONSIDER = re.compile(
+    r"\b(?:actually|wait|on\s+(?:second\s+thought|reflection)|reconsider\w*|instead|rather|"
+    r"correction|revis\w*|change\s+my)\b",
+    re.IGNORECASE,
+)
 
 
 def _assessments(
@@ -153,6 +131,11 @@ def first_readable(
     return "", None
 
 
+# Markdown tables (rule 3): a row, and a separator row (not a row of cells)
+_TABLE_ROW = re.compile(r"^[^\S\n]*\|[^\n]*$", re.MULTILINE)
+_TABLE_RULE = re.compile(r"^[\s|:\-–]+$")
+
+
 def _tables(text: str) -> Iterator[tuple[int, str, list[list[str]]]]:
     """(position, "table", rows of cells) for each Markdown table."""
     rows: list[list[str]] = []
@@ -168,6 +151,9 @@ def _tables(text: str) -> Iterator[tuple[int, str, list[list[str]]]]:
             rows.append([c.strip() for c in line.strip("|").split("|")])
     if rows:
         yield start, "table", rows
+
+
+_CELL_LABEL = re.compile(r"^(?:(?i:option|statement|choice)\s+)?\(?([A-Za-z])\)?[.:]?$")
 
 
 def _table_labels(rows: list[list[str]], valid: Sequence[str]) -> tuple[str, ...] | None:
@@ -196,6 +182,20 @@ def _table_labels(rows: list[list[str]], valid: Sequence[str]) -> tuple[str, ...
     if not chosen:
         return None
     return label_list(", ".join(chosen), valid, lenient=False)
+
+
+def _mark_re(marks: str, words: str) -> re.Pattern[str]:
+    """A verdict cell that starts with one of ``marks`` or with one of ``words`` (a word)."""
+    return re.compile(rf"^(?:{'|'.join(marks)}|(?:{'|'.join(words.split())})\b)", re.IGNORECASE)
+
+
+_MARK_YES = _mark_re(
+    POSITIVE_MARKS, "yes true correct supported consistent selected accurate valid"
+)
+_MARK_NO = _mark_re(
+    NEGATIVE_MARKS + "×",
+    "no not false incorrect unsupported inconsistent rejected wrong inaccurate invalid",
+)
 
 
 def cell_mark(cell: str) -> bool | None:
