@@ -41,30 +41,14 @@ from sci_tasks.metrics.constraints.text import (
     XML_PROLOG_RE,
     clean_parameters,
     parse_int,
+    phrases,
     plural,
     sentences_matching,
     show_items,
+    words_re,
 )
 from sci_tasks.metrics.constraints.unit_grammar import parse_unit
 from sci_tasks.metrics.verdict import Verdict
-
-_DECIMAL_KEY = re.compile(
-    r"decimal|\bd\.p\.|tenth|hundredth|thousandth|nearest[ \t]+integer|whole[ \t]+number|"
-    r"precision",
-    re.I,
-)
-_SCIENTIFIC_KEY = re.compile(
-    r"scientific|exponential|e-notation|standard[ \t]+form|powers?[ \t]+of[ \t]+(?:ten|10)", re.I
-)
-
-
-# A bracketed aside in the final answer that gives another quantity ("7.67 m/s (g = 9.8
-# m/s^2)", "(using g = 9.8)") is data the answer rests on, not the answer.
-_GIVEN_ASIDE_RE = re.compile(
-    r"\((?:[^()\n]{0,40}?\b(?:using|with|taking|assuming|given|where)\b"
-    r"|[ \t]*[A-Za-z\\][\w\\{}^]{0,12}[ \t]*=)[^()\n]{0,80}\)"
-)
-
 
 # Numbers a precision or notation rule never covers (issue 28; docs/labelling.md rule 3):
 # the base of a power (2^{-ΔΔCt}, 2^9), a coefficient glued to a symbol (2d sin θ, 4π r,
@@ -81,40 +65,29 @@ _SMALL_FRACTION_RE = re.compile(
 _UNIT_AFTER_RE = re.compile(r"[ \t]*(?:\\[ ,;]|~)?[ \t]*(?:[A-Za-zµμ°%Ω]|\\(?:text|mathrm|mu))")
 _SYMBOL_OVER_RE = re.compile(r"(?:[A-Za-zα-ωΑ-Ω₀-₉²³]|[)\]}])[ \t]*/[ \t]*\Z")
 _YEAR_CONTEXT_RE = re.compile(r"(?:\(|\bin[ \t]|\bsince[ \t]|\bal\.?,?[ \t]|[A-Z][a-z]+,?[ \t])$")
-_FACTOR_BEFORE_RE = re.compile(
-    r"\bfactor[ \t]+of[ \t]+(?:about[ \t]+|roughly[ \t]+|~[ \t]*)?$", re.I
-)
 _POWER_OF_TEN_RE = re.compile(r"10+")
 _TIMES_BEFORE_RE = re.compile(r"(?:[×*/÷·]|\\times|\\cdot|\\div)[ \t{]*$")
 _TIMES_AFTER_RE = re.compile(r"[ \t}]*(?:[×*/÷·]|\\times|\\cdot|\\div)")
-_ASKS_FACTOR_RE = re.compile(r"\b(?:factor|fold|ratio|how[ \t]+many[ \t]+times)\b", re.I)
-_COUNT_WORDS_RE = re.compile(
-    r"[ \t]+(?:distinct[ \t]+|different[ \t]+|main[ \t]+|key[ \t]+|separate[ \t]+)?"
-    r"(?:steps?|stages?|times|significant[ \t]+figures|sig\.?[ \t]+figs|decimal[ \t]+places?|"
-    r"(?:carbon|hydrogen|oxygen|nitrogen|heavy)?[ \t]*atoms?|bonds?|carbons|hydrogens|electrons|"
-    r"peaks|terms|types|options|categories|reasons|mechanisms|factors|points|items|samples|"
-    r"replicates|trials|groups|rings|regions|classes|parts)\b",
-    re.I,
+
+
+_COUNTED_THINGS = phrases(
+    "steps?",
+    "stages?",
+    "times",
+    "significant figures",
+    r"sig\.? figs",
+    "decimal places?",
+    r"(?:carbon|hydrogen|oxygen|nitrogen|heavy)?[\x20\t]*atoms?",  # phrases() reads " " as [ \t]+
+    *"bonds? carbons hydrogens electrons peaks terms types options categories reasons".split(),
+    *"mechanisms factors points items samples replicates trials groups rings regions".split(),
+    "classes",
+    "parts",
 )
-
-
+_COUNT_QUALIFIERS = phrases("distinct ", "different ", "main ", "key ", "separate ")
+_COUNT_WORDS_RE = re.compile(rf"[ \t]+(?:{_COUNT_QUALIFIERS})?(?:{_COUNTED_THINGS})\b", re.I)
 _PLURAL_NOUN_RE = re.compile(r"[ \t]+([a-z]{3,}s)\b(?![ \t]*(?:per|/)\b)")
 
 
-# a coefficient: "2(380.00)", "2 (3.10 \times 10^{1})" (one digit), "2 \times n", "2\,HCl",
-# "2 H2O" (a chemical formula: two capitals or a capital and a digit, and no unit), a ratio
-# "1:2", "p^2 + 2pq + q^2 = 1" (a side of an identity)
-_COEFFICIENT_RE = re.compile(
-    r"\(|(?<=[^0-9.][0-9])[ \t]+\((?=[ \t]*[0-9.\\])"
-    r"|[ \t]*(?:\\times|\\cdot|[×·*])[ \t]*[A-Za-zα-ωΑ-Ω(]"
-    r"|(?:\\[,;: ]|~|[ \t])*(?P<formula>[A-Z][A-Za-z0-9]*)"
-)
-_RATIO_RE = re.compile(r"(?<![0-9.])[0-9]{1,2}[ \t]*:[ \t]*[0-9]{1,2}(?![0-9.])")
-_IDENTITY_SIDE_RE = re.compile(r"[A-Za-z][^=\n]{0,60}=[ \t]*$")
-
-
-# a one-digit multiplier of a number, "(4 × 35000.0 N)": a formula's constant substituted
-_DIGIT_TIMES_NUMBER_RE = re.compile(r"[ \t]*(?:\\times|\\cdot|[×·*])[ \t]*[0-9]")
 # a unit identity, "1 N/mm² = 1 MPa", "1 km = 1000 m": both integers exact by definition
 _UNIT_IDENTITY_RE = re.compile(
     r"(?<![\w.])1[ \t]*(?:\\[ ,;]|~)?[ \t]*(?:\\(?:text|mathrm)\{)?[A-Za-zµμ°Ω][^\s=]{0,12}"
@@ -138,6 +111,22 @@ def _formula_denominator(text: str, x: Number) -> bool:
         i -= 1
     numerator = LATEX_COMMAND_RE.sub(" ", before[i:-1]).replace("\\text", "")
     return before[:i].endswith("frac") and bool(re.search(r"[A-Za-zα-ωπ]", numerator))
+
+
+# a coefficient: "2(380.00)", "2 (3.10 \times 10^{1})" (one digit), "2 \times n", "2\,HCl",
+# "2 H2O" (a chemical formula: two capitals or a capital and a digit, and no unit), a ratio
+# "1:2", "p^2 + 2pq + q^2 = 1" (a side of an identity)
+_COEFFICIENT_RE = re.compile(
+    r"\(|(?<=[^0-9.][0-9])[ \t]+\((?=[ \t]*[0-9.\\])"
+    r"|[ \t]*(?:\\times|\\cdot|[×·*])[ \t]*[A-Za-zα-ωΑ-Ω(]"
+    r"|(?:\\[,;: ]|~|[ \t])*(?P<formula>[A-Z][A-Za-z0-9]*)"
+)
+_RATIO_RE = re.compile(r"(?<![0-9.])[0-9]{1,2}[ \t]*:[ \t]*[0-9]{1,2}(?![0-9.])")
+_IDENTITY_SIDE_RE = re.compile(r"[A-Za-z][^=\n]{0,60}=[ \t]*$")
+
+
+# a one-digit multiplier of a number, "(4 × 35000.0 N)": a formula's constant substituted
+_DIGIT_TIMES_NUMBER_RE = re.compile(r"[ \t]*(?:\\times|\\cdot|[×·*])[ \t]*[0-9]")
 
 
 def _coefficient(text: str, x: Number) -> bool:
@@ -215,6 +204,20 @@ def _written(x: Number) -> str:
     return x.text.replace(" ", "").replace("{,}", ",").lstrip("+")
 
 
+# A bracketed aside in the final answer that gives another quantity ("7.67 m/s (g = 9.8
+# m/s^2)", "(using g = 9.8)") is data the answer rests on, not the answer.
+_GIVEN_ASIDE_RE = re.compile(
+    r"\((?:[^()\n]{0,40}?\b(?:using|with|taking|assuming|given|where)\b"
+    r"|[ \t]*[A-Za-z\\][\w\\{}^]{0,12}[ \t]*=)[^()\n]{0,80}\)"
+)
+# "refining the grains by a factor of 25": a multiplier in a remark, not a reported value
+# (unless a factor is what the question asks for)
+_FACTOR_BEFORE_RE = re.compile(
+    r"\bfactor[ \t]+of[ \t]+(?:about[ \t]+|roughly[ \t]+|~[ \t]*)?$", re.I
+)
+_ASKS_FACTOR_RE = words_re("factor", "fold", "ratio", "how many times")
+
+
 def _answer_numbers(text: str, scope: str, question: str = "") -> list[Number]:
     """The numbers of ``text`` a precision rule applies to: never exponents, power bases,
     formula constants, years or counts (``_never_in_scope``); in the whole response, not the
@@ -248,6 +251,21 @@ def _answer_numbers(text: str, scope: str, question: str = "") -> list[Number]:
     asides = [m.span() for m in _GIVEN_ASIDE_RE.finditer(text)]
     kept = [x for x in numbers if not any(a <= x.start < b for a, b in asides)]
     return kept or numbers
+
+
+_DECIMAL_KEY = re.compile(
+    phrases(
+        "decimal",
+        r"\bd\.p\.",
+        "tenth",
+        "hundredth",
+        "thousandth",
+        "nearest integer",
+        "whole number",
+        "precision",
+    ),
+    re.I,
+)
 
 
 @register("general_decimal_annotation")
@@ -296,6 +314,12 @@ _FENCE_RE = re.compile(r"```[^\n]*\n.*?```", re.S)
 # "1 km³ = 1 × 10⁹ m³": the 1 of a unit conversion is an exact constant, no reported value
 _CONVERSION_ONE_RE = re.compile(
     r"[ \t]*(?:\\[ ,;]|~)?[ \t]*[^\s=0-9][^=\n]{0,24}?=[ \t]*[^\n]{0,12}?10"
+)
+
+
+_SCIENTIFIC_KEY = re.compile(
+    phrases("scientific", "exponential", "e-notation", "standard form", "powers? of (?:ten|10)"),
+    re.I,
 )
 
 
