@@ -109,6 +109,18 @@ _COUNT_RE = re.compile(
 )
 
 
+# the separator a word names ("separated by commas", "greater than signs"); the other words
+# ("new lines", "line breaks") name a newline
+_SEPARATOR_WORDS = (
+    ("comma", ","),
+    ("semicolon", ";"),
+    ("greater", ">"),
+    ("arrow", ">"),
+    ("vertical", "|"),
+    ("pipe", "|"),
+)
+
+
 def _stated_separator(text: str) -> str:
     m = _STATED_SEPARATOR_RE.search(text)
     if not m:
@@ -116,15 +128,7 @@ def _stated_separator(text: str) -> str:
     if m.group("sym"):
         return "→" if m.group("sym") == "->" else m.group("sym")
     word = (m.group("word") or m.group("hyph") or "").lower()
-    if word.startswith("comma"):
-        return ","
-    if word.startswith("semicolon"):
-        return ";"
-    if word.startswith(("greater", "arrow")):
-        return ">"
-    if word.startswith(("vertical", "pipe")):
-        return "|"
-    return "\n"
+    return next((sep for start, sep in _SEPARATOR_WORDS if word.startswith(start)), "\n")
 
 
 def _looks_like_components(items: list[str]) -> bool:

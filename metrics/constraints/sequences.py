@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from sci_tasks.metrics.constraints.answers import code_blocks, final_answer
-from sci_tasks.metrics.constraints.text import sentences
+from sci_tasks.metrics.constraints.text import sentences, words_re
 
 # =========================================================================== sequences
 
@@ -68,8 +68,8 @@ _BETWEEN_RE = re.compile(
     rf"\bbetween[ \t]+(?P<a>{_COUNT_WORD})[ \t]+and[ \t]+(?P<b>{_COUNT_WORD})[ \t]*{_SEQ_UNIT}",
     re.I,
 )
-_MUST_RE = re.compile(
-    r"\b(?:must|should|exactly|length|long|at[ \t]+least|at[ \t]+most|required?)\b", re.I
+_MUST_RE = words_re(
+    "must", "should", "exactly", "length", "long", "at least", "at most", "required?"
 )
 _SMALL = {
     w: i

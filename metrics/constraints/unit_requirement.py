@@ -14,8 +14,8 @@ from sci_tasks.metrics.constraints.quantities import (
 )
 from sci_tasks.metrics.constraints.text import (
     clauses_matching,
-    phrases,
     sentences,
+    words_re,
 )
 from sci_tasks.metrics.constraints.unit_grammar import clean_unit_text, parse_unit, read_unit
 from sci_tasks.metrics.constraints.units import (
@@ -83,7 +83,7 @@ _COUNTED_RE = re.compile(
 
 
 # "a dimensionless ratio", "unitless", "no units": the answer is a pure number.
-_DIMENSIONLESS_WORDS = phrases(
+_DIMENSIONLESS_RE = words_re(
     "dimensionless",
     "unitless",
     "unit-less",
@@ -92,7 +92,6 @@ _DIMENSIONLESS_WORDS = phrases(
     "(?:has|have|with|carr(?:y|ies)) no units?",
     "without (?:any )?units?",
 )
-_DIMENSIONLESS_RE = re.compile(rf"\b(?:{_DIMENSIONLESS_WORDS})\b", re.I)
 
 
 # "imperial units suited to the United States", "US customary units", "metric units": a

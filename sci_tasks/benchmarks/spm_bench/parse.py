@@ -132,31 +132,12 @@ _BOXED = re.compile(r"\\boxed[ \t]*\{(?P<rest>(?:[^{}\n]|\{[^{}\n]{0,80}\}){0,20
 _TEX = re.compile(r"\\(?:text(?:bf|rm|tt)?|math(?:rm|bf|bb|sf|tt)|operatorname|rm|bf|mbox)\b"
                   r"|\\[,;:! ]|\\q?quad\b|[{}$~]")  # fmt: skip
 _DIGIT = re.compile(r"\d")
-_BULLET_LABEL = re.compile(
-    r"(?:\*\*|__)?[^\S\n]*(?:(?i:option|statement|choice)[^\S\n]+)?"
-    r"(?:\((?P<paren>[A-Za-z])\)|(?P<bare>[A-Z])(?:\*\*|__)?(?=[^\S\n]*(?:[.):\-–—]|$)))"
-)
-_ITEM_LEAD = re.compile(r"^[\s.:)*_\-–—]+")  # between an item's label and its text
 _JSON_ANSWER_KEYS = (
     "answer", "answers", "final_answer", "a", "selected", "selection", "selections",
     "selected_options", "selected_labels", "selected_answers", "choices", "chosen",
     "chosen_options", "correct_options", "correct_answers", "correct_labels",
     "correct_statements", "labels",
 )  # fmt: skip
-# an aside in brackets after a label ("A (cubic habit)"); "(A)" itself is a label
-_ASIDE = re.compile(r"\((?!\s*[A-Za-z]\s*\))[^()\n]*\)")
-_ALL = re.compile(
-    r"^(?:all|every)(?:\s+(?:of\s+)?(?:the\s+)?(?:(?:four|five|six|listed|given)\s+)?"
-    r"(?:options?|statements?|choices?|labels?|answers?|of\s+them|above))?"
-    r"(?:\s+(?:except(?:\s+for)?|but(?:\s+not)?|other\s+than|apart\s+from|besides|save(?:\s+for)?)"
-    r"\s+(?P<rest>.+?))?(?:\s+(?:are|is)\s+(?:correct|supported|true|right))?$",
-    re.IGNORECASE,
-)
-_LEADING = re.compile(
-    rf"^(?P<list>[A-Za-z](?:\s*(?:,|;|/|&|\+|\band\b|\s)\s*[A-Za-z])*)"
-    rf"(?=\s*(?:$|[.:(\-–—]|{BECAUSE}|,\s*with\s+(?:a\s+|an\s+)?confidence\b))",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -278,6 +259,13 @@ def _statements(text: str, valid: Sequence[str]) -> Iterator[tuple[int, str, Any
             yield start, "json", obj[key]
 
 
+_BULLET_LABEL = re.compile(
+    r"(?:\*\*|__)?[^\S\n]*(?:(?i:option|statement|choice)[^\S\n]+)?"
+    r"(?:\((?P<paren>[A-Za-z])\)|(?P<bare>[A-Z])(?:\*\*|__)?(?=[^\S\n]*(?:[.):\-–—]|$)))"
+)
+_ITEM_LEAD = re.compile(r"^[\s.:)*_\-–—]+")  # between an item's label and its text
+
+
 def _following(text: str, pos: int) -> str:
     """What an answer label with nothing after it refers to: the labels of a bullet list
     that starts on the next non-empty line and whose items all start with a label, else
@@ -307,6 +295,15 @@ def _following(text: str, pos: int) -> str:
     return ", ".join(label for label, mark in items if mark is not False)
 
 
+# an aside in brackets after a label ("A (cubic habit)"); "(A)" itself is a label
+_ASIDE = re.compile(r"\((?!\s*[A-Za-z]\s*\))[^()\n]*\)")
+_LEADING = re.compile(
+    rf"^(?P<list>[A-Za-z](?:\s*(?:,|;|/|&|\+|\band\b|\s)\s*[A-Za-z])*)"
+    rf"(?=\s*(?:$|[.:(\-–—]|{BECAUSE}|,\s*with\s+(?:a\s+|an\s+)?confidence\b))",
+    re.IGNORECASE,
+)
+
+
 def _read_statement(how: str, payload: Any, valid: Sequence[str]) -> tuple[str, ...] | None:
     if how == "json":
         if isinstance(payload, str):
@@ -325,6 +322,15 @@ def _read_statement(how: str, payload: Any, valid: Sequence[str]) -> tuple[str, 
             return labels
     hits = prose_hits(payload)
     return first_readable(hits, valid)[1] if hits else None
+
+
+_ALL = re.compile(
+    r"^(?:all|every)(?:\s+(?:of\s+)?(?:the\s+)?(?:(?:four|five|six|listed|given)\s+)?"
+    r"(?:options?|statements?|choices?|labels?|answers?|of\s+them|above))?"
+    r"(?:\s+(?:except(?:\s+for)?|but(?:\s+not)?|other\s+than|apart\s+from|besides|save(?:\s+for)?)"
+    r"\s+(?P<rest>.+?))?(?:\s+(?:are|is)\s+(?:correct|supported|true|right))?$",
+    re.IGNORECASE,
+)
 
 
 def _label_text(content: str, valid: Sequence[str]) -> tuple[str, ...] | None:
