@@ -86,3 +86,12 @@ def own_data_caches(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_data_env
     monkeypatch.setenv("SCI_TASKS_CACHE", str(tmp_path / "sci-cache"))
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-datasets")
     forget_read_data()  # again: the cache folders changed
+
+
+@pytest.fixture(scope="session")
+def view_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Stock lm_eval output of two models that the sci-view tests read, made once per test
+    process for both test_view*.py files (it runs lm_eval twice)."""
+    from .view_helpers import write_view_runs
+
+    return write_view_runs(tmp_path_factory)
