@@ -20,16 +20,8 @@ import pytest
 from sci_tasks.benchmarks.scimif import loader as scimif
 from sci_tasks.data.locate import locate
 
+from . import scimif_release as release
 from .helpers import offline_hub_snapshot
-from .scimif_hub_helpers import (
-    DUSK,
-    RIVER,
-    SCORED_FIELDS,
-    folder,
-    hub_rows,
-    image_bytes,
-    write_hub_folder,
-)
 
 # each test its own image cache and `datasets` cache: nothing carries over between tests
 pytestmark = pytest.mark.usefixtures("own_data_caches")
@@ -112,7 +104,7 @@ class _HubHandler(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def loopback_hub(tmp_path: Path) -> Iterator[LoopbackHub]:
-    root = write_hub_folder(tmp_path / "repo", hub_rows())
+    root = release.write_hub_folder(tmp_path / "repo", release.hub_rows())
     hub = LoopbackHub("someone/scimif-hub", root, {"v1.0": COMMIT, COMMIT: COMMIT})
     thread = threading.Thread(target=hub.serve_forever, daemon=True)
     thread.start()
@@ -167,10 +159,12 @@ def test_hub_id_with_revision_is_read_with_load_dataset(
         in loopback_hub.requests
     )
     docs = result["docs"]
-    assert len(docs) == len(hub_rows())
-    local = [dict(doc) for d in scimif.FILES for doc in scimif.load(d, folder(loopback_hub.root))]
-    assert [{k: d[k] for k in SCORED_FIELDS} for d in docs] == [
-        {k: d[k] for k in SCORED_FIELDS} for d in local
+    assert len(docs) == len(release.hub_rows())
+    local = [
+        dict(doc) for d in scimif.FILES for doc in scimif.load(d, release.folder(loopback_hub.root))
+    ]
+    assert [{k: d[k] for k in release.SCORED_FIELDS} for d in docs] == [
+        {k: d[k] for k in release.SCORED_FIELDS} for d in local
     ]
     assert all(d["data_source"].startswith("hub someone/scimif-hub@v1.0 (from SCIMIF_DATA_DIR")
                for d in docs)  # fmt: skip
@@ -213,11 +207,13 @@ def test_hub_root_subfolder_in_the_hub_layout_is_read_from_the_hub_cache(
 ) -> None:
     """``SCI_TASKS_DATA_DIR=owner/name``: the ``scimif/`` subfolder is fetched (offline here:
     placed in the hub cache as a download leaves it) and its layout detected."""
-    write_hub_folder(offline_hub_snapshot(tmp_path, monkeypatch) / "scimif", hub_rows())
+    release.write_hub_folder(
+        offline_hub_snapshot(tmp_path, monkeypatch) / "scimif", release.hub_rows()
+    )
     location = locate("scimif", {"SCI_TASKS_DATA_DIR": "someone/sci-data"})
     assert (location.kind, location.subdir) == ("hub", "scimif")
     docs = scimif.load("geography", location)
-    assert docs["id"] == [0, 1] and image_bytes(docs[1]) == [RIVER, DUSK]
+    assert docs["id"] == [0, 1] and release.image_bytes(docs[1]) == [release.RIVER, release.DUSK]
 
 
 def test_hub_ref_parsing() -> None:

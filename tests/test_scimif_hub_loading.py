@@ -15,22 +15,7 @@ import pytest
 from sci_tasks.benchmarks.scimif import loader as scimif
 from sci_tasks.data.locate import DataError
 
-from .scimif_hub_helpers import (
-    CARD,
-    CASES,
-    DISCIPLINE_OF_FILE,
-    EXPECTED,
-    HUB_FEATURES,
-    RIVER,
-    SCORED_FIELDS,
-    folder,
-    hub_row,
-    hub_rows,
-    image_bytes,
-    per_discipline_scores,
-    write_hub_folder,
-    write_jsonl_folder,
-)
+from . import scimif_release as release
 
 # each test its own image cache and `datasets` cache: nothing carries over between tests
 pytestmark = pytest.mark.usefixtures("own_data_caches")
@@ -40,18 +25,21 @@ pytestmark = pytest.mark.usefixtures("own_data_caches")
 
 
 def test_hub_folder_and_jsonl_release_give_the_same_records_and_scores(tmp_path: Path) -> None:
-    hub = folder(write_hub_folder(tmp_path / "hub", hub_rows()))
-    jsonl = folder(write_jsonl_folder(tmp_path / "release"))
+    hub = release.folder(release.write_hub_folder(tmp_path / "hub", release.hub_rows()))
+    jsonl = release.folder(release.write_jsonl_folder(tmp_path / "release"))
     assert scimif.folder_layout(Path(hub.where)) == "hub"
     assert scimif.folder_layout(Path(jsonl.where)) == "jsonl"
     for discipline in scimif.FILES:
         from_hub, from_jsonl = scimif.load(discipline, hub), scimif.load(discipline, jsonl)
         assert len(from_hub) == len(from_jsonl) == 2
         for a, b in zip(from_hub, from_jsonl, strict=True):
-            assert {k: a[k] for k in SCORED_FIELDS} == {k: b[k] for k in SCORED_FIELDS}
-            assert image_bytes(a) == image_bytes(b)  # same pictures, in the same order
+            assert {k: a[k] for k in release.SCORED_FIELDS} == {
+                k: b[k] for k in release.SCORED_FIELDS
+            }
+            # same pictures, in the same order
+            assert release.image_bytes(a) == release.image_bytes(b)
         # traced back to the split row and the sample_id
-        row = 2 * list(CASES).index(scimif.FILES[discipline])
+        row = 2 * list(release.CASES).index(scimif.FILES[discipline])
         assert from_hub[0]["record"] == f"test[{row}] {discipline}_{from_hub[0]['id']}"
     # hand-checked details: JSON-encoded answers, image paths relative to images/
     bio = scimif.load("biology", hub)
@@ -63,9 +51,12 @@ def test_hub_folder_and_jsonl_release_give_the_same_records_and_scores(tmp_path:
         "geography/TestBench/images/dusk.png",
     ]
     assert scimif.load("chemistry", hub)["images"] == [[], []]  # text-only stays in
-    scores_hub, scores_jsonl = per_discipline_scores(hub), per_discipline_scores(jsonl)
+    scores_hub, scores_jsonl = (
+        release.per_discipline_scores(hub),
+        release.per_discipline_scores(jsonl),
+    )
     assert scores_hub == scores_jsonl
-    for discipline, expected in EXPECTED.items():
+    for discipline, expected in release.EXPECTED.items():
         assert scores_hub[discipline] == pytest.approx(expected), discipline
 
 
@@ -77,22 +68,22 @@ def test_alternative_column_forms_give_the_same_records(tmp_path: Path) -> None:
     `choose_instruction` as JSON strings, a numeric `answer` column, `image_path` one string,
     no `sample_id` column (falls back to the row index)."""
     picks = [("geography.jsonl", 0), ("materials.jsonl", 1), ("physics.jsonl", 1)]
-    chosen = [(f, CASES[f][i][0]) for f, i in picks]
+    chosen = [(f, release.CASES[f][i][0]) for f, i in picks]
     rows = []
     for name, rec in chosen:
-        row = hub_row(rec, DISCIPLINE_OF_FILE[name])
+        row = release.hub_row(rec, release.DISCIPLINE_OF_FILE[name])
         del row["sample_id"]
         row["image"] = row["image"][0] if row["image"] else None
         row["image_path"] = row["image_path"][0] if row["image_path"] else None
         row["instruction_list"] = json.dumps(row["instruction_list"])
         row["choose_instruction"] = json.dumps(row["choose_instruction"])
         row["answer"] = {"geography": None, "material": 1.12, "physics": 2.0}[
-            DISCIPLINE_OF_FILE[name]
+            release.DISCIPLINE_OF_FILE[name]
         ]
         rows.append(row)
     features = datasets.Features(
         {
-            **{k: v for k, v in HUB_FEATURES.items() if k != "sample_id"},
+            **{k: v for k, v in release.HUB_FEATURES.items() if k != "sample_id"},
             "answer": datasets.Value("float64"),
             "instruction_list": datasets.Value("string"),
             "choose_instruction": datasets.Value("string"),
@@ -100,12 +91,12 @@ def test_alternative_column_forms_give_the_same_records(tmp_path: Path) -> None:
             "image_path": datasets.Value("string"),
         }
     )
-    hub = folder(write_hub_folder(tmp_path / "hub", rows, features))
+    hub = release.folder(release.write_hub_folder(tmp_path / "hub", rows, features))
     geo, mat, phy = (scimif.load(d, hub)[0] for d in ("geography", "material", "physics"))
     assert geo["record"] == "test[0] 0" and phy["record"] == "test[2] 2"
     assert (geo["answer"], mat["answer"], phy["answer"]) == (None, "1.12", "2.0")
     assert mat["images"] == [] and mat["image_path"] == []
-    assert image_bytes(geo) == [RIVER] and phy["image_path"] == [
+    assert release.image_bytes(geo) == [release.RIVER] and phy["image_path"] == [
         "physics/TestBench/images/pendulum.png"
     ]
     for doc, (_, rec) in zip((geo, mat, phy), chosen, strict=True):
@@ -127,7 +118,10 @@ def test_alternative_column_forms_give_the_same_records(tmp_path: Path) -> None:
     ],
 )
 def test_subject_spellings(subject: str, discipline: str) -> None:
-    row = {**hub_row(CASES["chemistry.jsonl"][0][0], "chemistry"), "subject": subject}
+    row = {
+        **release.hub_row(release.CASES["chemistry.jsonl"][0][0], "chemistry"),
+        "subject": subject,
+    }
     assert scimif.normalise_hub_row(row, 0, "test data")["discipline"] == discipline
 
 
@@ -136,7 +130,7 @@ def test_subject_spellings(subject: str, discipline: str) -> None:
     [(4.5, "4.5"), (7, "7"), (["C", "O"], '["C", "O"]'), ("  CCO ", "CCO"), (None, None)],
 )
 def test_non_string_answers_are_json_encoded(answer: Any, expected: str | None) -> None:
-    row = {**hub_row(CASES["chemistry.jsonl"][0][0], "chemistry"), "answer": answer}
+    row = {**release.hub_row(release.CASES["chemistry.jsonl"][0][0], "chemistry"), "answer": answer}
     assert scimif.normalise_hub_row(row, 0, "test data")["answer"] == expected
 
 
@@ -144,7 +138,7 @@ def test_non_string_answers_are_json_encoded(answer: Any, expected: str | None) 
 
 
 def _bad(change: dict[str, Any]) -> list[dict[str, Any]]:
-    rows = hub_rows()
+    rows = release.hub_rows()
     rows[3] = {**rows[3], **change}  # biology_4, row 3
     return rows
 
@@ -167,7 +161,7 @@ def _bad(change: dict[str, Any]) -> list[dict[str, Any]]:
 def test_malformed_hub_rows_name_the_sample(
     tmp_path: Path, change: dict[str, Any], message: str
 ) -> None:
-    hub = folder(write_hub_folder(tmp_path / "hub", _bad(change)))
+    hub = release.folder(release.write_hub_folder(tmp_path / "hub", _bad(change)))
     with pytest.raises(DataError) as err:
         scimif.load("chemistry", hub)  # any discipline: the split is read as a whole
     text = str(err.value)
@@ -177,7 +171,10 @@ def test_malformed_hub_rows_name_the_sample(
 
 
 def test_unparseable_instruction_list_json_names_the_sample() -> None:
-    row = {**hub_row(CASES["life.jsonl"][0][0], "biology"), "instruction_list": "[{'a': 1"}
+    row = {
+        **release.hub_row(release.CASES["life.jsonl"][0][0], "biology"),
+        "instruction_list": "[{'a': 1",
+    }
     with pytest.raises(DataError) as err:
         scimif.normalise_hub_row(row, 12, "hub dataset 'o/n' split 'test'")
     assert str(err.value).startswith(
@@ -187,27 +184,29 @@ def test_unparseable_instruction_list_json_names_the_sample() -> None:
 
 
 def test_a_missing_column_or_split_is_named(tmp_path: Path) -> None:
-    rows = [{k: v for k, v in r.items() if k != "subject"} for r in hub_rows()]
-    features = datasets.Features({k: v for k, v in HUB_FEATURES.items() if k != "subject"})
-    hub = folder(write_hub_folder(tmp_path / "a", rows, features))
+    rows = [{k: v for k, v in r.items() if k != "subject"} for r in release.hub_rows()]
+    features = datasets.Features({k: v for k, v in release.HUB_FEATURES.items() if k != "subject"})
+    hub = release.folder(release.write_hub_folder(tmp_path / "a", rows, features))
     with pytest.raises(DataError, match=r"split 'test': missing column\(s\) subject$"):
         scimif.load("physics", hub)
-    other = write_hub_folder(tmp_path / "b", hub_rows())
-    (other / "README.md").write_text(CARD.replace("split: test", "split: validation"))
+    other = release.write_hub_folder(tmp_path / "b", release.hub_rows())
+    (other / "README.md").write_text(release.CARD.replace("split: test", "split: validation"))
     with pytest.raises(DataError, match=r"cannot load SciMIF folder .* ValueError: .*test"):
-        scimif.load("physics", folder(other))
+        scimif.load("physics", release.folder(other))
 
 
 def test_a_discipline_absent_from_the_split_is_an_error(tmp_path: Path) -> None:
-    rows = [r for r in hub_rows() if r["subject"] != "PHYSICS"]
-    hub = folder(write_hub_folder(tmp_path / "hub", rows))
+    rows = [r for r in release.hub_rows() if r["subject"] != "PHYSICS"]
+    hub = release.folder(release.write_hub_folder(tmp_path / "hub", rows))
     assert len(scimif.load("geography", hub)) == 2
     with pytest.raises(DataError, match="no physics records in split 'test'"):
         scimif.load("physics", hub)
 
 
 def test_a_folder_with_both_layouts_and_no_card_is_refused(tmp_path: Path) -> None:
-    both = write_jsonl_folder(write_hub_folder(tmp_path / "both", hub_rows()))
+    both = release.write_jsonl_folder(
+        release.write_hub_folder(tmp_path / "both", release.hub_rows())
+    )
     assert scimif.folder_layout(both) == "hub"  # the card names the data files
     (both / "README.md").unlink()
     with pytest.raises(DataError, match="holds both layouts"):

@@ -25,14 +25,7 @@ from PIL import Image
 
 from sci_tasks import view
 
-from .view_helpers import (
-    HOSTILE,
-    LIMIT,
-    MODELS,
-    ROOT,
-    TASKS,
-    samples_of,
-)
+from .view_helpers import HOSTILE, LIMIT, MODELS, ROOT, TASKS, samples_of
 
 
 @pytest.fixture(scope="module")

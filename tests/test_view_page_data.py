@@ -13,14 +13,7 @@ import pytest
 
 from sci_tasks import stats, view
 
-from .view_helpers import (
-    HOSTILE,
-    LIMIT,
-    MODELS,
-    TASKS,
-    page_data,
-    samples_of,
-)
+from .view_helpers import HOSTILE, LIMIT, MODELS, TASKS, page_data, samples_of
 
 
 @pytest.fixture(scope="module")
