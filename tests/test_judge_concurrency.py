@@ -40,7 +40,7 @@ LATENCY = 0.05  # long enough that eight workers overlap; nothing here is timed
 
 
 @pytest.fixture()
-def env(tmp_path: Path) -> dict[str, str]:
+def env() -> dict[str, str]:
     return judged_env(OPENAI_API_KEY=KATAN_KEY, SCI_TASKS_JUDGE_API_KEY="judge-key")
 
 
