@@ -100,26 +100,12 @@ def test_fields_are_filled_as_they_are() -> None:
 
 # --- 2. reading the verifier's reply --------------------------------------------------------
 
-READ = [  # reply -> (grade, how it was read)
-    ("\\boxed{A}", "A", "\\boxed{A}"),
-    ("\\boxed{A} - CORRECT", "A", "\\boxed{A}"),
-    ("\\boxed{b}", "B", "\\boxed{B}"),  # upper-cased before reading
-    ("Final Judgment: \\boxed{C} - INCOMPLETE", "C", "\\boxed{C}"),
-    # CoT: the analysis names options; the last box decides
-    (
-        "The standard answer is option A. (2) ...\nFinal Judgment: \\boxed{B} - INCORRECT",
-        "B",
-        "\\boxed{B}",
-    ),
-    ("\\boxed{A} first, then \\boxed{C} - REPETITIVE", "C", "\\boxed{C}"),
-    ("A", "A", "letter A"),
-    ("B", "B", "letter B"),
-    ("C", "C", "letter C"),
-    ("A: CORRECT", "A", "letter A"),
-    ("c - INVALID", "C", "letter C"),
-    ("INCORRECT", "B", "negative keyword 'incorrect'"),
-    ("The answer is correct.", "A", "positive keyword 'correct'"),
-    ("No.", "B", "negative keyword 'no'"),
+CASES = Path(__file__).parent / "cases"
+# reply -> (grade, how it was read), as the authors' script reads CompassVerifier's replies
+# (boxed letters, the last box deciding, a bare letter, keywords): data in the case file
+READ = [
+    (row["reply"], row["grade"], row["read_as"])
+    for row in map(json.loads, (CASES / "verifier_replies.jsonl").read_text().splitlines())
 ]
 UNREADABLE = ["", "   ", "I am not sure.", "Grade: ?", "DDD"]
 
