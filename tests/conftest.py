@@ -10,6 +10,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -71,3 +72,26 @@ def judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Katan]:
     module that asks for it, as ``model``."""
     with katan(tmp_path_factory.mktemp("judge"), model="judge-model") as server:
         yield server
+
+
+@pytest.fixture()
+def own_data_caches(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_data_env: None) -> None:
+    """The test's own image cache (``SCI_TASKS_CACHE``) and `datasets` cache under its
+    ``tmp_path``, and no data location from the environment: nothing carries over between
+    tests that read a release."""
+    import datasets
+
+    from sci_tasks.data import forget_read_data
+
+    monkeypatch.setenv("SCI_TASKS_CACHE", str(tmp_path / "sci-cache"))
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-datasets")
+    forget_read_data()  # again: the cache folders changed
+
+
+@pytest.fixture(scope="session")
+def view_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Stock lm_eval output of two models that the sci-view tests read, made once per test
+    process for both test_view*.py files (it runs lm_eval twice)."""
+    from .view_helpers import write_view_runs
+
+    return write_view_runs(tmp_path_factory)

@@ -91,6 +91,29 @@ def loopback_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
+def must_fail(tmp_path: Path, argv: list[str], timeout: float = 120, **env: str) -> str:
+    """The whole output (stdout + stderr) of console script ``argv[0]`` run in ``tmp_path``
+    against loopback servers (``loopback_env``); it must exit non-zero."""
+    out = subprocess.run(
+        [console_script(argv[0]), *argv[1:]], capture_output=True, text=True, cwd=tmp_path,
+        env=loopback_env(tmp_path, **env), timeout=timeout,
+    )  # fmt: skip
+    assert out.returncode != 0, out.stdout + out.stderr
+    return out.stdout + out.stderr
+
+
+def judged_env(tmp_path: Path | None = None, **extra: str) -> dict[str, str]:
+    """The environment for runs whose judges the test sets: offline, the caller's judge
+    settings (``SCI_TASKS_JUDGE_*``, ``SCI_TASKS_CORRECTNESS_*``) left out but for their keys
+    (``..._KEY``), a private cache under ``tmp_path`` when given, then ``extra``."""
+    roles = ("SCI_TASKS_JUDGE_", "SCI_TASKS_CORRECTNESS_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(roles) or k.endswith("_KEY")}
+    env |= {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    if tmp_path is not None:
+        env["SCI_TASKS_CACHE"] = str(tmp_path / "cache")
+    return {**env, **extra}
+
+
 def judge_settings(model: str, base_url: str, tmp_path: Path, **overrides: Any) -> dict[str, Any]:
     """Judge settings for a loopback judge: short timeouts and backoff, a private cache,
     the key in SCI_TASKS_TEST_JUDGE_KEY."""

@@ -8,7 +8,7 @@ import json
 import socket
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -126,3 +126,16 @@ def refused_url() -> str:
     """A loopback URL nobody listens on: every connection is refused at once (the port
     comes from this process's block of ``free_port``, where no other test process binds)."""
     return f"http://127.0.0.1:{free_port()}/v1"
+
+
+@contextmanager
+def model_and_jurors(
+    model_reply: Callable[[dict[str, Any]], Reply],
+    juror: Callable[[str], Callable[[dict[str, Any]], Reply]],
+    names: tuple[str, ...] = ("j1", "j2", "j3"),
+) -> Iterator[tuple[Scripted, list[Scripted]]]:
+    """The model under test and a jury on loopback: a scripted server answering with
+    ``model_reply``, and one per juror name answering with ``juror(name)``."""
+    with ExitStack() as stack:
+        model = stack.enter_context(scripted_server(model_reply))
+        yield model, [stack.enter_context(scripted_server(juror(name))) for name in names]

@@ -24,7 +24,7 @@ from sci_tasks.agree import cli, kappa
 from .commands import run_ok
 from .helpers import console_script, loopback_env, scripted_model_args
 from .misbehaving import completion, scripted_server
-from .test_view import page_data
+from .view_helpers import page_data
 
 REPLIES = (
     "final answer: 4",

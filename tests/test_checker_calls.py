@@ -23,7 +23,14 @@ from .commands import run_ok as run
 from .judge_server import CountingJudge, counting_judge
 from .judged_data import SCIMIF_PER_RECORD, scimif_release
 from .servers import Katan
-from .test_judge_concurrency import LATENCY, RECORDS, env, lm_eval, logged
+from .test_judge_concurrency import (
+    LATENCY,
+    RECORDS,
+    env,
+    lm_eval,
+    logged,
+    sci_eval_judged_8_at_a_time,
+)
 
 __all__ = ["env"]  # the fixture, shared with test_judge_concurrency
 
@@ -91,14 +98,7 @@ def test_each_sample_constraint_is_checked_once_on_lm_eval_sci_eval_and_sci_scor
 
         judge.reset()
         calls = tmp_path / "sci-eval-calls.jsonl"
-        run(
-            "sci-eval", "model=local_api", f"model.args.model={model.model}",
-            f"model.args.base_url={model.chat_url}", "tasks=scimif_chem",
-            f"data.SCIMIF_DATA_DIR={data}", "hydra.run.dir=eval", "use_cache=false",
-            "judge=local_api", f"judge.model={judge.model}", f"judge.base_url={judge.base_url}",
-            "judge.structured_output=tool", "judge.concurrency=8",
-            f"judge.cache_dir={tmp_path / 'c3'}", cwd=tmp_path, env=counting(env, calls),
-        )  # fmt: skip
+        sci_eval_judged_8_at_a_time(model, judge, data, tmp_path / "c3", counting(env, calls))
         concurrent(judge)
         samples = logged(tmp_path / "eval", "scimif_chem")
         assert counted(calls) == expected(samples) and len(samples) == RECORDS

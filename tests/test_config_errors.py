@@ -7,31 +7,22 @@ or written: Hydra fails while composing, before our job starts."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from sci_tasks.config_errors import closest_keys, valid_keys
 
-from .helpers import console_script, loopback_env
+from .helpers import must_fail
 
 MODELS = "hf, local_api, openai_chat, smollm2_cpu, tiny_vlm_cpu, vllm, vllm_vlm"
 
 
 def fails(tmp_path: Path, *args: str, **env: str) -> str:
     """The command's whole output (stdout + stderr); it must exit non-zero."""
-    out = subprocess.run(
-        [console_script(args[0]), *args[1:]],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=loopback_env(tmp_path, **env),
-        timeout=120,
-    )
-    assert out.returncode != 0, out.stdout + out.stderr
+    output = must_fail(tmp_path, list(args), **env)
     assert not (tmp_path / "sci-eval-runs").exists()  # nothing written
-    return out.stdout + out.stderr
+    return output
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,6 @@ the same requests and reach the same verdicts, reasons and cache files."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from sci_tasks.metrics.judge import JudgeClient, JudgeConfig
 from sci_tasks.metrics.reply import normalise_reply
 
 from .commands import run_ok as run
+from .helpers import judged_env
 from .judge_server import CountingJudge, counting_judge
 from .judged_data import (
     RUBRIC_PER_RECORD,
@@ -40,17 +40,8 @@ LATENCY = 0.05  # long enough that eight workers overlap; nothing here is timed
 
 
 @pytest.fixture()
-def env(tmp_path: Path) -> dict[str, str]:
-    out = {
-        **os.environ,
-        "OPENAI_API_KEY": KATAN_KEY,
-        "SCI_TASKS_JUDGE_API_KEY": "judge-key",
-        "HF_HUB_OFFLINE": "1",
-        "HF_DATASETS_OFFLINE": "1",
-    }
-    for key in [k for k in out if k.startswith("SCI_TASKS_JUDGE_") and not k.endswith("_KEY")]:
-        out.pop(key)
-    return out
+def env() -> dict[str, str]:
+    return judged_env(OPENAI_API_KEY=KATAN_KEY, SCI_TASKS_JUDGE_API_KEY="judge-key")
 
 
 def lm_eval(
@@ -63,6 +54,21 @@ def lm_eval(
         "--tasks", task, "--include_path", sci_tasks.include_path(), "--apply_chat_template",
         "--log_samples", "--output_path", str(out), "--metadata", json.dumps(metadata), *extra,
         cwd=out.parent, env=env,
+    )  # fmt: skip
+
+
+def sci_eval_judged_8_at_a_time(
+    model: Katan, judge: CountingJudge, data: Path, cache: Path, env: dict[str, str]
+) -> None:
+    """sci-eval on SciMIF chemistry from ``data`` in ``cache.parent/eval``, its constraint
+    judge asked up to 8 requests at a time (tool calls), cached in ``cache``."""
+    run(
+        "sci-eval", "model=local_api", f"model.args.model={model.model}",
+        f"model.args.base_url={model.chat_url}", "tasks=scimif_chem",
+        f"data.SCIMIF_DATA_DIR={data}", "hydra.run.dir=eval", "use_cache=false",
+        "judge=local_api", f"judge.model={judge.model}", f"judge.base_url={judge.base_url}",
+        "judge.structured_output=tool", "judge.concurrency=8", f"judge.cache_dir={cache}",
+        cwd=cache.parent, env=env,
     )  # fmt: skip
 
 
@@ -177,15 +183,7 @@ def test_predict_only_never_calls_the_judge_and_sci_eval_and_sci_score_judge_con
         assert cache_files(tmp_path / "score1") == cache_files(tmp_path / "score8")
 
         judge.reset()
-        run(
-            "sci-eval", "model=local_api", f"model.args.model={model.model}",
-            f"model.args.base_url={model.chat_url}", "tasks=scimif_chem",
-            f"data.SCIMIF_DATA_DIR={data}", "hydra.run.dir=eval", "use_cache=false",
-            "judge=local_api", f"judge.model={judge.model}", f"judge.base_url={judge.base_url}",
-            "judge.structured_output=tool", "judge.concurrency=8",
-            f"judge.cache_dir={tmp_path / 'eval-cache'}",
-            cwd=tmp_path, env=env,
-        )  # fmt: skip
+        sci_eval_judged_8_at_a_time(model, judge, data, tmp_path / "eval-cache", env)
         assert judge.stats.requests == RECORDS * SCIMIF_PER_RECORD
         assert 1 < judge.stats.max_in_flight <= 8
     for sample in logged(tmp_path / "eval", "scimif_chem"):

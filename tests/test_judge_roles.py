@@ -4,7 +4,6 @@ run against real OpenAI-compatible servers on loopback (stdlib scripted servers)
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -13,27 +12,20 @@ import pytest
 from llm_katan.providers.base import generate_dummy_args
 
 from .commands import run_ok
+from .helpers import judged_env
 from .judged_data import scimif_release
-from .misbehaving import Reply, completion, scripted_server
+from .misbehaving import Reply, completion, model_and_jurors, scripted_server
 from .servers import KATAN_KEY
 
 # each juror's grade of records 1-4: unanimous A, a 2-1 majority A, a three-way tie, unanimous B
 JUROR_GRADES = {"j1": "AAAB", "j2": "AABB", "j3": "ABCB"}
+# the same, record by record: the jurors' grades each juried record keeps, in juror order
+GRADES_PER_RECORD = [list(grades) for grades in zip(*JUROR_GRADES.values(), strict=True)]
 
 
 @pytest.fixture()
 def env(tmp_path: Path) -> dict[str, str]:
-    out = {
-        **os.environ,
-        "SCI_TASKS_JUDGE_API_KEY": KATAN_KEY,
-        "HF_HUB_OFFLINE": "1",
-        "HF_DATASETS_OFFLINE": "1",
-        "SCI_TASKS_CACHE": str(tmp_path / "cache"),
-    }
-    for key in [k for k in out if k.startswith(("SCI_TASKS_JUDGE_", "SCI_TASKS_CORRECTNESS_"))]:
-        if not key.endswith("_KEY"):
-            out.pop(key)
-    return out
+    return judged_env(tmp_path, SCI_TASKS_JUDGE_API_KEY=KATAN_KEY)
 
 
 def model_reply(payload: dict[str, Any]) -> Reply:
@@ -74,12 +66,8 @@ def test_a_correctness_jury_of_three_servers_keeps_every_grade_and_reports_fleis
     tmp_path: Path, env: dict[str, str]
 ) -> None:
     data = scimif_release(tmp_path / "scimif", 4)
-    with (
-        scripted_server(model_reply) as model,
-        scripted_server(juror("j1")) as s1,
-        scripted_server(juror("j2")) as s2,
-        scripted_server(juror("j3")) as s3,
-    ):
+    with model_and_jurors(model_reply, juror) as (model, servers):
+        s1, s2, s3 = servers
         jurors = ",".join(
             f'{{model:{name},base_url:"{server.base_url}",cache_dir:"{tmp_path / "jc"}"}}'
             for name, server in (("j1", s1), ("j2", s2), ("j3", s3))
@@ -94,12 +82,7 @@ def test_a_correctness_jury_of_three_servers_keeps_every_grade_and_reports_fleis
         assert len(s1.requests) == len(s2.requests) == len(s3.requests) == 4
     samples = samples_of(tmp_path / "run", "scimif_chem")
     graded = [s["record"]["correctness"] for s in samples]
-    assert [[j["grade"] for j in g["jurors"]] for g in graded] == [
-        ["A", "A", "A"],
-        ["A", "A", "B"],
-        ["A", "B", "C"],
-        ["B", "B", "B"],
-    ]
+    assert [[j["grade"] for j in g["jurors"]] for g in graded] == GRADES_PER_RECORD
     assert [j["judge"].split(" / ")[0] for j in graded[0]["jurors"]] == ["j1", "j2", "j3"]
     assert [g["grade"] for g in graded] == ["A", "A", None, "B"]
     assert [g["score"] for g in graded] == [1.0, 1.0, None, 0.0]
@@ -232,13 +215,7 @@ def test_a_mean_jury_from_lm_evals_metadata_keeps_sci_evals_records_and_sci_scor
     sci-lm-eval) and once as Hydra's ``+judges.correctness``, combined by ``mean``: the same
     juror records. Then sci-score re-grades the sci-eval run with a majority jury."""
     data = scimif_release(tmp_path / "scimif", 4)
-    with (
-        scripted_server(model_reply) as model,
-        scripted_server(juror("j1")) as s1,
-        scripted_server(juror("j2")) as s2,
-        scripted_server(juror("j3")) as s3,
-    ):
-        servers = [s1, s2, s3]
+    with model_and_jurors(model_reply, juror) as (model, servers):
         meta = {
             "SCIMIF_DATA_DIR": str(data),
             "judges": {
@@ -271,12 +248,7 @@ def test_a_mean_jury_from_lm_evals_metadata_keeps_sci_evals_records_and_sci_scor
     for a, b in zip(stock, ours, strict=True):
         assert a["record"]["correctness"] == b["record"]["correctness"]
     graded = [s["record"]["correctness"] for s in ours]
-    assert [[j["grade"] for j in g["jurors"]] for g in graded] == [
-        ["A", "A", "A"],
-        ["A", "A", "B"],
-        ["A", "B", "C"],
-        ["B", "B", "B"],
-    ]
+    assert [[j["grade"] for j in g["jurors"]] for g in graded] == GRADES_PER_RECORD
     # mean: the share of jurors grading A; no tie, no grade of its own
     assert [g["score"] for g in graded] == pytest.approx([1.0, 2 / 3, 1 / 3, 0.0])
     assert [g["grade"] for g in graded] == [None] * 4

@@ -10,7 +10,6 @@ are scored at once, and each question must be counted once."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 from collections.abc import Callable, Iterator
@@ -24,7 +23,7 @@ import pytest
 import sci_tasks
 
 from .commands import run_ok
-from .helpers import console_script
+from .helpers import console_script, judged_env
 from .judged_data import SCIMIF_PER_RECORD, scimif_release
 from .misbehaving import Reply, completion, scripted_server
 from .servers import KATAN_KEY, Katan, _wait_ready, free_port
@@ -92,18 +91,7 @@ def model_reply(payload: dict[str, Any]) -> Reply:
 
 @pytest.fixture()
 def env(tmp_path: Path) -> dict[str, str]:
-    out = {
-        **os.environ,
-        "OPENAI_API_KEY": KATAN_KEY,
-        "SCI_TASKS_JUDGE_API_KEY": KATAN_KEY,
-        "HF_HUB_OFFLINE": "1",
-        "HF_DATASETS_OFFLINE": "1",
-        "SCI_TASKS_CACHE": str(tmp_path / "cache"),
-    }
-    for key in [k for k in out if k.startswith(("SCI_TASKS_JUDGE_", "SCI_TASKS_CORRECTNESS_"))]:
-        if not key.endswith("_KEY"):
-            out.pop(key)
-    return out
+    return judged_env(tmp_path, OPENAI_API_KEY=KATAN_KEY, SCI_TASKS_JUDGE_API_KEY=KATAN_KEY)
 
 
 def usage_of(manifest: Path) -> dict[str, dict[str, Any]]:

@@ -7,7 +7,6 @@ import argparse
 import importlib.util
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ import sci_tasks
 from sci_tasks.cli import UsageError, include_our_tasks, output_folder, parse, preflight
 from sci_tasks.run.preflight import limit_problem
 
-from .helpers import console_script, loopback_env
+from .helpers import must_fail
 from .misbehaving import refused_url
 
 RUN = ["run", "--model", "hf", "--model_args", "pretrained=x", "--tasks", "scimif_chem"]
@@ -79,17 +78,10 @@ def test_sci_lm_eval_refuses_a_bad_limit_and_an_unusable_judge_in_one_line(
 def sci_lm_eval_fails(tmp_path: Path, *args: str, **env: str) -> str:
     """sci-lm-eval's whole output (stdout and stderr); it must exit non-zero, before lm-eval
     built a model or wrote anything."""
-    out = subprocess.run(
-        [console_script("sci-lm-eval"), *args, "--output_path", str(tmp_path / "out")],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=loopback_env(tmp_path, **env),
-        timeout=300,
-    )
-    assert out.returncode != 0, out.stdout + out.stderr
+    argv = ["sci-lm-eval", *args, "--output_path", str(tmp_path / "out")]
+    output = must_fail(tmp_path, argv, timeout=300, **env)
     assert not (tmp_path / "out").exists()
-    return (out.stdout + out.stderr).strip()
+    return output.strip()
 
 
 MODEL = ["--model", "hf", "--model_args", "pretrained=never-loaded"]

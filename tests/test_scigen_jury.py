@@ -15,7 +15,7 @@ import pytest
 
 from .commands import run_ok
 from .judged_data import scigen_folder
-from .misbehaving import Reply, completion, scripted_server
+from .misbehaving import Reply, completion, model_and_jurors
 from .test_judge_roles import env, hydra_list, results_of, samples_of
 
 __all__ = ["env"]  # the fixture, shared with test_judge_roles
@@ -107,13 +107,7 @@ def test_a_verification_jury_of_three_servers_keeps_every_verdict_and_reports_fl
     tmp_path: Path, scigen_env: dict[str, str]
 ) -> None:
     data = scigen_folder(tmp_path / "scigen", 4, 0)
-    with (
-        scripted_server(model_reply) as model,
-        scripted_server(juror("j1")) as s1,
-        scripted_server(juror("j2")) as s2,
-        scripted_server(juror("j3")) as s3,
-    ):
-        servers = [s1, s2, s3]
+    with model_and_jurors(model_reply, juror) as (model, servers):
         done = run_ok(
             "sci-eval", "model=local_api", "model.args.model=model-under-test",
             f"model.args.base_url={model.chat_url}", f"tasks.names=[{TASK}]",
@@ -181,13 +175,7 @@ def test_a_rubric_jury_from_the_environment_votes_on_each_cell_and_sci_score_tak
     tmp_path: Path, scigen_env: dict[str, str]
 ) -> None:
     data = scigen_folder(tmp_path / "scigen", 0, 4)
-    with (
-        scripted_server(model_reply) as model,
-        scripted_server(juror("j1")) as s1,
-        scripted_server(juror("j2")) as s2,
-        scripted_server(juror("j3")) as s3,
-    ):
-        servers = [s1, s2, s3]
+    with model_and_jurors(model_reply, juror) as (model, servers):
         jurors = jurors_of(servers, tmp_path / "jc")
         # the role's environment variables (stock lm-eval, through sci-lm-eval)
         env = {

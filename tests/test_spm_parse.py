@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from sci_tasks.benchmarks.spm_bench.parse import (
@@ -13,6 +16,7 @@ from sci_tasks.benchmarks.spm_bench.parse import (
 from sci_tasks.metrics.reply import NormaliseReply, normalise_reply
 
 ABCD = ["A", "B", "C", "D"]
+CASES = Path(__file__).parent / "cases"
 
 
 def read(reply: str | None, options: list[str]) -> ParsedAnswer:
@@ -104,28 +108,15 @@ def test_options_beyond_d_are_labels() -> None:
     assert read("Answer: ACE", six).labels == ("A", "C", "E")
 
 
-@pytest.mark.parametrize(
-    ("reply", "confidence", "note"),
-    [
-        ("Answer: A\nConfidence: 0.8", 0.8, "stated"),
-        ("Answer: A\nConfidence: .35", 0.35, "stated"),
-        ("Answer: A\nConfidence: 80%", 0.8, "stated"),
-        ("Answer: A\n**Confidence**: 1", 1.0, "stated"),
-        ("Answer: A\nConfidence: 0", 0.0, "stated"),
-        ("Answer: A\nconfidence level = 0.25.", 0.25, "stated"),
-        ('{"answer": ["A"], "confidence": 0.7}', 0.7, "stated"),
-        ('{"answer": ["A"], "confidence": "65%"}', 0.65, "stated"),
-        ("Confidence: 0.2\nAnswer: A\nConfidence: 0.9", 0.9, "stated"),  # the last one wins
-        ("Answer: A", None, "missing"),
-        ("Answer: A\nConfidence: high", None, "missing"),
-        ("Answer: A\nConfidence: 85", None, "out of range [0, 1]: 85"),  # not read as 85 %
-        ("Answer: A\nConfidence: 1.2", None, "out of range [0, 1]: 1.2"),
-        ("Answer: A\nConfidence: -0.1", None, "out of range [0, 1]: -0.1"),
-        ("Answer: A\nConfidence: 120%", None, "out of range [0, 1]: 120%"),
-        ('{"answer": ["A"], "confidence": true}', None, "not a number: True"),
-        ('{"answer": ["A"], "confidence": "sure"}', None, "not a number: 'sure'"),
-    ],
-)
+# (reply, confidence, note): how a stated confidence is read, and what is not one; each
+# row of the case file says why (its "why")
+CONFIDENCES = [
+    (row["reply"], row["confidence"], row["note"])
+    for row in map(json.loads, (CASES / "spm_confidences.jsonl").read_text().splitlines())
+]
+
+
+@pytest.mark.parametrize(("reply", "confidence", "note"), CONFIDENCES)
 def test_confidence(reply: str, confidence: float | None, note: str) -> None:
     parsed = read(reply, ABCD)
     assert parsed.confidence == (pytest.approx(confidence) if confidence is not None else None)
@@ -310,45 +301,6 @@ CHAT_FORMS: list[tuple[str, tuple[str, ...], str]] = [
 def test_forms_chat_models_write(reply: str, labels: tuple[str, ...], how: str) -> None:
     parsed = read(reply, ABCDE)
     assert (parsed.labels, parsed.parsed, parsed.how) == (labels, bool(labels), how), parsed.note
-
-
-@pytest.mark.parametrize(
-    ("reply", "confidence", "note"),
-    [
-        ("Answer: A\nConfidence: ~0.8", 0.8, "stated"),
-        ("Answer: A\n**Confidence Score:** 0.85", 0.85, "stated"),
-        ("Answer: A\nConfidence: 85%", 0.85, "stated"),
-        ("Answer: A\nConfidence: 8/10", 0.8, "stated"),
-        ("Answer: A\nConfidence ≈ 0.8", 0.8, "stated"),
-        ("Answer: A\nConfidence: fairly high — roughly 0.75", 0.75, "stated"),
-        ("Answer: A\nConfidence: High (90%)", 0.9, "stated"),
-        ("A is correct. My confidence is about 0.7.", 0.7, "stated"),
-        ("I'd select A and B, with about 75% confidence.", 0.75, "stated"),
-        ("Answer: B. I am 60% confident.", 0.6, "stated"),
-        ('{"selected": ["A"], "confidence_score": "~0.8"}', 0.8, "stated"),
-        # how confident in words, then the number in the same sentence
-        ("Answer: A, C\nConfidence: fairly confident (~0.7)", 0.7, "stated"),
-        (
-            "So A and D. I'm fairly confident in this — about 70%, mostly unsure of D.",
-            0.7,
-            "stated",
-        ),
-        ("Options A and B are supported. I'm fairly confident (~0.8).", 0.8, "stated"),
-        # not a confidence in the answer, or not a number
-        ("Answer: A\nThe 95% confidence interval of the spacing is wide.", None, "missing"),
-        ("Answer: A\nConfidence: moderate as 1 option is unclear", None, "missing"),
-        ("Answer: A\nI'm not sure about 0.5 nm for the spacing.", None, "missing"),
-        ("Answer: A\nI'm confident the steps are 3 nm high.", None, "missing"),
-        ("Answer: A\nConfidence: 3/0", None, "not a fraction: 3/0"),
-        ("Answer: A\nConfidence: 9/5", None, "out of range [0, 1]: 9/5"),
-    ],
-)
-def test_confidence_as_chat_models_state_it(
-    reply: str, confidence: float | None, note: str
-) -> None:
-    parsed = read(reply, ABCD)
-    assert parsed.confidence == (pytest.approx(confidence) if confidence is not None else None)
-    assert parsed.confidence_note == note
 
 
 def test_label_list_ranges_and_only() -> None:

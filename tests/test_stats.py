@@ -174,7 +174,7 @@ def _scimif_job(
     constraint per document, satisfied or not (so CSR = ISR = DRFR per document); each
     document carries the run ``settings`` a data hook adds (judge, image budget), and its
     own id from ``first_id`` on."""
-    from .test_leaderboard import make_job, task_values
+    from .leaderboard_helpers import make_job, task_values
 
     stamp = "2026-01-01T10-00-00.000000"
     values = isr + [1.0] * extra  # documents only this model answered

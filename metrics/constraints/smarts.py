@@ -25,7 +25,7 @@ aldehyde include the formyl cases (formate esters, formamides, formaldehyde) and
 excludes anhydrides; sulfide excludes aromatic sulfur (thiophene) and disulfides; ``sulfone``
 is R-SO2-R only, the broad TOMG pattern (any S(=O)(=O)) is ``sulfonyl``.
 
-Every pattern is tested molecule by molecule in ``tests/test_chemistry_checkers.py``.
+Every pattern is tested molecule by molecule in ``tests/test_chemistry_molecules.py``.
 """
 
 from __future__ import annotations
