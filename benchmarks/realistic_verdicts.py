@@ -291,6 +291,8 @@ def main(argv: list[str] | None = None) -> int:
             None: "all",
         }[split]
         n, labels_ok, both_ok, spm_wrong = spm_corpus(split)
+        if not n:
+            continue  # round six's SPM-Bench replies are all in its development part
         print(
             f"\nSPM-Bench replies ({title}): {n}; options read as meant {labels_ok}/{n} = "
             f"{labels_ok / n:.1%}; options and confidence {both_ok}/{n} = {both_ok / n:.1%}"
