@@ -31,7 +31,10 @@ _DIGIT_RE = re.compile(r"[0-9]")
 
 _UNIT_CUE_RE = re.compile(
     r"\b(?:in|into)[ \t]+(?:(?:the[ \t]+)?units?[ \t]+of[ \t]+|terms[ \t]+of[ \t]+)?"
-    r"|\bunits?\b[ \t]*(?:[:=]|of\b|is\b|should[ \t]+be\b|must[ \t]+be\b)?[ \t]*"
+    # "unit: m/s", "its unit, g/cm^3"; not a noun compound ("per unit cell", "unit vector")
+    r"|(?<!per[ \t])\bunits?\b(?![ \t]+(?:cells?|vectors?|circles?|area|length|mass|volume|"
+    r"time|steps?|conversions?|operations?|sphere|normal)\b)"
+    r"[ \t]*(?:[:=,]|of\b|is\b|should[ \t]+be\b|must[ \t]+be\b)?[ \t]*"
     r"|\bconvert\b[^.\n]{0,60}?\b(?:to|into)[ \t]+"
     r"|\bas[ \t]+(?:an?[ \t]+)?(?=percent)",
     re.I,
