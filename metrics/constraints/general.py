@@ -245,7 +245,9 @@ def judge(inp: CheckInput) -> Verdict:
 
 
 _YES_NO_RE = re.compile(r"(yes|no)\.?", re.I)
-_EMPHASIS_RE = re.compile(r"[*_`{}$]|\\(?:boxed|textbf|text)(?=\{)")
+_EMPHASIS_RE = re.compile(
+    r"[*_`{}$]|\\(?:boxed|textbf|text|mathrm|mathbf)(?=\{)|\\[\[\]()]"  # \[ \boxed{...} \]
+)
 
 
 def _yes_or_no(answer: str) -> bool:
