@@ -225,11 +225,21 @@ def _literal_evidence(alt: str, view: _ResponseView) -> str | None:
     words = content_words(alt)
     if not words:
         return None
+    if _PROPER_NAME_RE.search(alt):  # "Kolbe-Schmitt reaction": the names say which one
+        words = [w for w in words if w not in _GENERIC_STEMS] or words
     need = len(words) if len(words) < 4 else len(words) - 1
     got = view.best_sentence(words)
     if got >= need:
         return f"{got}/{len(words)} key words of {clip(alt, 30)!r} in one sentence"
     return None
+
+
+# a capitalised name inside the requirement ("the Kolbe-Schmitt reaction", "Beer-Lambert
+# law"), and the generic nouns a reply need not repeat beside such a name
+_PROPER_NAME_RE = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]{2,}")
+_GENERIC_STEMS = frozenset(
+    content_words("reaction reactions synthesis method law equation rule principle effect test")
+)
 
 
 def _item_evidence(item: Item, view: _ResponseView) -> str | None:
