@@ -20,6 +20,7 @@ constraints share one implementation with the other disciplines (``unit_check.py
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from itertools import islice
@@ -117,7 +118,8 @@ def scene_attributes(text: str) -> dict[str, list[str]]:
 
 
 def _last_json_object(text: str, tries: int = 20) -> dict | None:
-    """The last ``{...}`` of ``text`` that parses as a JSON object (a few tries)."""
+    """The last ``{...}`` of ``text`` that parses as a JSON object or a Python dict literal
+    (``{'weather': 'clear'}``, as a reply asked for a dictionary writes it; a few tries)."""
     end = text.rfind("}")
     if end < 0:
         return None
@@ -126,10 +128,14 @@ def _last_json_object(text: str, tries: int = 20) -> dict | None:
         start = text.rfind("{", 0, start)
         if start < 0:
             return None
+        body = text[start : end + 1]
         try:
-            value = json.loads(text[start : end + 1])
+            value = json.loads(body)
         except ValueError:
-            continue
+            try:
+                value = ast.literal_eval(body) if len(body) < 10_000 else None
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                continue
         if isinstance(value, dict):
             return value
     return None
