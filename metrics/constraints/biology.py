@@ -228,6 +228,12 @@ def _orf_verdict(inp: CheckInput, which: str, params: str) -> Verdict:
         return Verdict.passed(
             f"the {which} ORF is written out ({clip(written[-1], 24)}){reference}"
         )
+    protein = _asked_protein(question, response)
+    if protein and not _LENGTH_ASKED_RE.search(question):
+        # the protein of the ORF is asked for: the answer is that sequence, not a length
+        return Verdict.passed(
+            f"the protein of the {which} ORF is the final answer ({clip(protein, 24)}){reference}"
+        )
     if not claims:
         if written:
             return Verdict.failed(
@@ -247,6 +253,29 @@ def _orf_verdict(inp: CheckInput, which: str, params: str) -> Verdict:
         f"{where} states the {which} ORF length as {shown}, not in the requested unit "
         f"({asked}){reference}"
     )
+
+
+_PROTEIN_ASKED_RE = re.compile(
+    r"\b(?:protein|peptide|polypeptide|amino[ \t-]acid[ \t]+sequence)\b[^.?!\n]{0,60}"
+    r"\b(?:encoded|translated|coded)\b|\btranslat\w*\b[^.?!\n]{0,40}\bORF\b",
+    re.I,
+)
+_PROTEIN_RE = re.compile(r"(?:[ACDEFGHIKLMNPQRSTVWY]{2,}|(?:[A-Z][a-z]{2}[-–])+[A-Z][a-z]{2})\*?")
+
+
+def _asked_protein(question: str, response: str) -> str:
+    """Where the question asks for the protein an ORF encodes, the protein sequence that is
+    the reply's final answer (one-letter "MWHELGLKR" or three-letter "Met-Trp-..."), or ""."""
+    if not _PROTEIN_ASKED_RE.search(question):
+        return ""
+    span = final_answer(response)
+    wrapped = _DOUBLE_BRACKETS_RE.findall(response)  # "[[MWHELGLKR]]", the wrapper asked for
+    answer = span.text if span is not None else (wrapped[-1] if wrapped else "")
+    text = re.sub(r"[\s*_`\[\]{}()$]|\\boxed|\\text", "", answer)
+    return text if _PROTEIN_RE.fullmatch(text) else ""
+
+
+_DOUBLE_BRACKETS_RE = re.compile(r"\[\[([^\[\]\n]{1,400})\]\]")
 
 
 def _orf_reference(question: str, response: str, which: str) -> str:
