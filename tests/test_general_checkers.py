@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from sci_tasks.metrics.constraints import general, registry
-from sci_tasks.metrics.constraints.answers import code_blocks, final_answer, structured_answers
+from sci_tasks.metrics.constraints.answers import code_blocks, final_answer
 from sci_tasks.metrics.constraints.number_grammar import find_numbers, parse_decimal_places
 from sci_tasks.metrics.constraints.registry import CheckInput
+from sci_tasks.metrics.constraints.structured import structured_answers
 from sci_tasks.metrics.constraints.text import requirement_scope
 
 from .checker_cases import read_cases

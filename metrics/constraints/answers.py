@@ -7,15 +7,7 @@ texts a structured-format answer may be.
   answer marker ("Final answer:", "**Final Answer**", "The answer is", "Answer:") up to the
   end of that line, or the next non-empty line when the marker ends its line.
   ``final_answer_or_last_line`` falls back to the last non-empty line.
-* **Structured answer** (``structured_answers``): when the question asks for the format
-  alone ("return only", "your entire response", ``ONLY_FORMAT_RE``), the whole response (or
-  the one fenced block that is all of it). Otherwise the body of a fenced code block if
-  there is one (the last block whose language tag fits, else the last block) and the value
-  of a Python assignment in it (``answer = {...}``); else the whole response stripped and,
-  when the question scopes the format to the final answer, also the final answer (last box,
-  or after the last marker through the end); then blocks written inline on lines of their
-  own outside fences (issue 28: a JSON object after a sentence of explanation). A format
-  checker passes when one of these is valid.
+* **Structured answer**: ``structured.py``.
 
 Linear, as the helpers of ``text.py``: braces, pairs and fences are scanned with
 ``str.find`` or line by line.
@@ -164,7 +156,7 @@ def _paragraph_end(text: str, pos: int) -> int:
 def _fence_at(text: str, line_start: int) -> Span | None:
     """The body of the fenced code block whose opening line starts at ``line_start``."""
     opener = text[line_start:].lstrip(" \t")[:3]
-    if opener not in _FENCES:
+    if opener not in FENCES:
         return None
     first_nl = text.find("\n", line_start)
     if first_nl < 0:
@@ -226,7 +218,7 @@ def final_answer_or_last_line(text: str) -> Span | None:
     if found is not None:
         return found
     line = last_line(text)
-    if line is not None and line.text.startswith(_FENCES):
+    if line is not None and line.text.startswith(FENCES):
         blocks = code_blocks(text)
         if blocks and blocks[-1].closed and blocks[-1].body.strip():
             body = blocks[-1].body
@@ -255,12 +247,37 @@ def numbered_final_answer(text: str, most_remarks: int = 2) -> Span | None:
     ms, voltage in V.", "Note: this assumes ..."), the same read of the response before up
     to ``most_remarks`` such lines: a remark after the answer does not move it."""
     span = final_answer_or_last_line(text)
+    if span is not None and span.source != "last line" and not _has_digit(span.text):
+        return _stated_after(text, span) or span  # "## Final answer\nIn m/s and s:\n```{...}```"
     for _ in range(most_remarks):
-        if span is None or span.source != "last line" or any(c.isdigit() for c in span.text):
+        if span is None or span.source != "last line" or _has_digit(span.text):
             return span
         text = text[: span.start].rstrip()
         span = final_answer_or_last_line(text)
     return span
+
+
+def _has_digit(text: str) -> bool:
+    return any("0" <= c <= "9" for c in text)  # not "²" of m/s², which isdigit() counts
+
+
+def _stated_after(text: str, lead: Span) -> Span | None:
+    """What a marked lead-in without numbers ("With acceleration in m/s² and time in s:")
+    introduces: the next fenced block, else the next line with a digit, a few lines on."""
+    rest = text[lead.end : lead.end + 2000]
+    for line in rest.splitlines()[:8]:
+        if line.strip().startswith(FENCES):
+            blocks = code_blocks(rest)
+            if blocks and blocks[0].closed and _has_digit(blocks[0].body):
+                start = text.find(blocks[0].body, lead.end)
+                return Span(
+                    blocks[0].body, start, start + len(blocks[0].body), "the block it introduces"
+                )
+            return None
+        if _has_digit(line):
+            start = text.find(line, lead.end)
+            return Span(line.strip(), start, start + len(line), "the line it introduces")
+    return None
 
 
 def scoped_text(response: str, scope: Scope, numbers: bool = False) -> tuple[str, str]:
@@ -299,10 +316,10 @@ class CodeBlock(NamedTuple):
     closed: bool
 
 
-_FENCES = ("```", "~~~")
+FENCES = ("```", "~~~")
 
 
-def _fence_lines(text: str) -> Iterator[tuple[int, int]]:
+def fence_lines(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of each whole line that holds ``` or ~~~, in order (found with ``find``,
     so the lines without a fence cost nothing)."""
     # the next ``` and the next ~~~, each searched again only once passed (linear)
@@ -327,11 +344,11 @@ def code_blocks(text: str) -> list[CodeBlock]:
     blocks: list[CodeBlock] = []
     fence = lang = ""
     body_start = 0
-    for line_start, line_end in _fence_lines(text):
+    for line_start, line_end in fence_lines(text):
         s = text[line_start:line_end].strip()
         if not fence:
             opener = s[:3]
-            if opener not in _FENCES:
+            if opener not in FENCES:
                 continue
             rest = s.lstrip(opener[0])
             if rest.endswith(opener) and rest.strip(opener[0]):
@@ -345,138 +362,6 @@ def code_blocks(text: str) -> list[CodeBlock]:
     if fence:
         blocks.append(CodeBlock(lang, text[body_start:].strip("\n"), False))
     return blocks
-
-
-# "return only ...", "your entire response", "nothing else": the reply is the format alone
-ONLY_FORMAT_RE = re.compile(
-    r"\bonly\b|\bentire[ \t]+(?:response|reply|answer|output)\b"
-    r"|\bwhole[ \t]+(?:response|reply|output)\b|\bnothing[ \t]+(?:else|but|except)\b"
-    r"|\bno[ \t]+(?:other|additional|extra)[ \t]+(?:text|explanation|prose|commentary)\b"
-    r"|\bwithout[ \t]+(?:any[ \t]+)?(?:other[ \t]+|additional[ \t]+|extra[ \t]+)?"
-    r"(?:text|explanation|prose|commentary)\b|\bexclusively\b",
-    re.I,
-)
-_OPENERS = {"{": "}", "[": "]", "(": ")"}
-_ASSIGNMENT_RE = re.compile(r"^[ \t]*[A-Za-z_][A-Za-z0-9_]*(?:[ \t]*:[^=\n]{1,40})?[ \t]*=[ \t]*")
-MAX_INLINE = 4  # inline blocks tried per format (the last ones of the answer statement)
-
-
-# What may stand before an inline block on its line (nothing, or a label ending in ":"),
-# and after it (nothing, punctuation, or an explanation set off by a dash).
-_BLOCK_LEAD_RE = re.compile(r"(?:^|[:：])[ \t*_`>-]*$")
-_BLOCK_TAIL_RE = re.compile(r"^[ \t*_`.,;]*(?:$|[—–][^\n]*|[ \t]-[ \t][^\n]*)")
-
-
-def _balanced_spans(text: str, opener: str) -> list[str]:
-    """The outermost balanced ``opener`` ... closer spans of ``text`` that stand as blocks
-    (``_BLOCK_LEAD_RE`` before them on their line, ``_BLOCK_TAIL_RE`` after), in order."""
-    closer = _OPENERS[opener]
-    spans, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch == opener:
-            if depth == 0:
-                start = i
-            depth += 1
-        elif ch == closer and depth:
-            depth -= 1
-            if depth == 0:
-                line_start = text.rfind("\n", 0, start) + 1
-                line_end = text.find("\n", i)
-                line_end = len(text) if line_end < 0 else line_end
-                if _BLOCK_LEAD_RE.search(text[line_start:start]) and _BLOCK_TAIL_RE.match(
-                    text[i + 1 : line_end]
-                ):
-                    spans.append(text[start : i + 1])
-    return spans
-
-
-def _inline_blocks(text: str, openers: str) -> list[str]:
-    """Blocks of the format written inline: balanced spans opened by ``openers`` (a dict or
-    JSON object, a list, a tuple) or, for markup (``<``), the run of lines from the first
-    line that opens a tag to the last line that closes one."""
-    found: list[str] = []
-    for opener in openers:
-        if opener == "<":
-            lines = [ln for ln in text.splitlines() if ln.strip()]
-            first = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith("<")), None)
-            last = next((i for i in range(len(lines) - 1, -1, -1)
-                         if lines[i].rstrip().endswith(">")), None)  # fmt: skip
-            if first is not None and last is not None and last >= first:
-                found.append("\n".join(lines[first : last + 1]).strip())
-        else:
-            found.extend(_balanced_spans(text, opener)[-MAX_INLINE:])
-    return found
-
-
-def _without_fences(text: str) -> str:
-    """``text`` with every fenced block blanked (their bodies are candidates of their own)."""
-    out, pos = [], 0
-    for line_start, line_end in _fence_lines(text):
-        out.append(text[pos:line_start])
-        pos = line_end
-    out.append(text[pos:])
-    kept, inside = [], False
-    for piece in out:
-        if not inside:
-            kept.append(piece)
-        inside = not inside
-    return "\n".join(kept)
-
-
-def structured_answers(
-    response: str,
-    langs: tuple[str, ...],
-    scope: Scope,
-    *,
-    only: bool = False,
-    openers: str = "",
-) -> tuple[list[tuple[str, str]], int]:
-    """The texts a structured-format constraint may be met by, each with words for reasons,
-    and how many of them lead (the verdict of the last leading one is the reason when none
-    passes). ``only`` (the question asks for the format alone): the whole response, or the
-    body of the one fenced block that is the whole response. Otherwise (module docstring):
-    the fenced block (the last in one of ``langs``, else the last) and the value of a Python
-    assignment in it (``answer = {...}``), or without a block the whole response and the
-    final answer; then blocks written inline in the answer statement (``openers``)."""
-    stripped = response.strip()
-    blocks = code_blocks(response)
-    if only:
-        found = [(stripped, "the whole response")]
-        if len(blocks) == 1 and stripped.startswith(_FENCES) and stripped.endswith(_FENCES):
-            found.insert(0, (blocks[0].body.strip(), "the fenced block (the whole response)"))
-        return found, len(found)
-    found = []
-    if blocks:
-        block = next((b for b in reversed(blocks) if b.lang in langs), blocks[-1])
-        tag = f"```{block.lang}" if block.lang else "```"
-        body = block.body.strip()
-        found.append((body, f"the {tag} block"))
-        lead = 1
-        assigned = _ASSIGNMENT_RE.match(body)
-        if assigned and body[assigned.end() : assigned.end() + 1] in _OPENERS:
-            found.append((body[assigned.end() :].strip(), f"the value assigned in the {tag} block"))
-    else:
-        found.append((stripped, "the whole response"))
-        if scope == "final":
-            span = final_answer(response, to_end=True, tags=False)
-            if span is not None and span.text.strip() != stripped:
-                found.append((span.text.strip(), f"the final answer ({span.source})"))
-        lead = len(found)
-    if openers:
-        outside = _without_fences(response) if blocks else response
-        span = final_answer(outside, to_end=True, tags=False)
-        region = span.text if span is not None else outside[-4000:]
-        seen = {text for text, _ in found}
-        for text in _inline_blocks(region, openers):
-            if text not in seen:
-                seen.add(text)
-                found.append((text, "a block written inline"))
-        if span is not None:  # the answer's block on lines of its own, a boxed remark after it
-            for text in _inline_blocks(outside[-20_000:], openers):
-                if text not in seen:
-                    seen.add(text)
-                    found.append((text, "a block written inline in the reply"))
-    return found, lead
 
 
 def final_or(response: str, fallback: Callable[[str], Span | None]) -> Span | None:

@@ -2,7 +2,7 @@
 tuple, dictionary, csv). Terms are those of ``answers.py``. Rules:
 
 * json / list / tuple / dictionary / csv (html / xml alike, in ``markup.py``): checked on
-  the candidates of ``answers.structured_answers`` (the whole response alone when the
+  the candidates of ``structured.structured_answers`` (the whole response alone when the
   question's sentences about the format say "only" / "entire response"; else the fenced
   block if any, with the value assigned in it; else the whole response stripped, plus the
   final answer when the question scopes the format to it; then blocks of the format written
@@ -33,17 +33,14 @@ import re
 import warnings
 from collections.abc import Callable
 
-from sci_tasks.metrics.constraints.answers import (
-    ONLY_FORMAT_RE,
-    enclosed,
-    structured_answers,
-)
+from sci_tasks.metrics.constraints.answers import enclosed
 from sci_tasks.metrics.constraints.base import (
     CheckInput,
     input_scope,
     register,
 )
 from sci_tasks.metrics.constraints.options import split_items
+from sci_tasks.metrics.constraints.structured import ONLY_FORMAT_RE, structured_answers
 from sci_tasks.metrics.constraints.text import (
     OPTIONAL_MARK_RE,
     clauses_matching,

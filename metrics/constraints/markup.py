@@ -1,5 +1,5 @@
 """Checkers of the general markup-format constraints of the SciMIF catalogue (markdown, html,
-xml). html and xml are read on the candidates of ``answers.structured_answers`` as the data
+xml). html and xml are read on the candidates of ``structured.structured_answers`` as the data
 formats are (``formats.py``). Rules:
 
 * html_constraint: a linear tag scanner (``_html_problem``) sees at least one element,
