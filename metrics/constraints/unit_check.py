@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 
+from sci_tasks.metrics.constraints.answers import final_answer
 from sci_tasks.metrics.constraints.base import (
     CheckInput,
 )
@@ -83,6 +84,13 @@ def check_units(inp: CheckInput) -> Verdict:
     if req is None:
         shown = f"parameters {clip(params)!r}" if params else "parameters empty"
         return Verdict.unscored(f"required unit not found ({shown}; none stated in the question)")
+    verdict = _units_verdict(inp, req)
+    if verdict.score == 1.0 and (bare := _asked_with_unit_but_bare(inp)):
+        return Verdict.failed(f"the question asks for the {bare} with its unit; {verdict.reason}")
+    return verdict
+
+
+def _units_verdict(inp: CheckInput, req: Requirement) -> Verdict:
     whole = whole_scope(req.context)
     verdict = _check_units(inp, req, whole)
     if verdict.score != 0.0 or whole:
@@ -134,6 +142,42 @@ def check_units(inp: CheckInput) -> Verdict:
                 f"(from the {req.source}); {verdict.reason}"
             )
     return verdict
+
+
+# "also give the slope of the line with its unit": that quantity, named in the answer
+_WITH_ITS_UNIT_RE = re.compile(
+    r"\b(?P<name>[a-z]{3,})(?:[ \t]+of[ \t]+(?:the[ \t]+)?[a-z]+)?"
+    r"[ \t]+with[ \t]+its[ \t]+units?\b",
+    re.I,
+)
+_BARE_AFTER_RE = re.compile(r"[ \t*$]*(?:$|[,;|)]|\.(?![0-9]))", re.M)
+
+
+def _asked_with_unit_but_bare(inp: CheckInput) -> str:
+    """The quantity the question asks to give "with its unit" when the answer (the marked
+    final answer, else the reply's last section) last gives it as a bare number
+    ("slope = 0.040", "**Slope = 0.040**"), or ""."""
+    asked = _WITH_ITS_UNIT_RE.search(inp.question or "")
+    if asked is None:
+        return ""
+    span = final_answer(inp.response)
+    text = span.text if span is not None else _last_section(inp.response)
+    name = asked["name"]
+    said = None
+    for said in re.finditer(  # noqa: B007 - the last one is the answer's
+        rf"\b{re.escape(name)}\b[^=:\n]{{0,20}}[=:][ \t*$]*(?P<n>[-−]?[0-9][0-9.,]*)", text, re.I
+    ):
+        pass
+    if said is not None and _BARE_AFTER_RE.match(text, said.end("n")):
+        return name.lower()
+    return ""
+
+
+def _last_section(response: str) -> str:
+    """The reply from its last Markdown heading on (its results), else its last 1,500
+    characters."""
+    heading = response.rfind("\n#")
+    return response[heading:] if heading >= 0 else response[-1500:]
 
 
 def _in_answer_section(response: str, req: Requirement) -> str | None:
