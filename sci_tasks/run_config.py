@@ -111,8 +111,8 @@ class ServerSettings:
     cache_dir: str | None = None
 
 
-@dataclass
-class JudgeServer(ServerSettings, JudgeRole):
+@dataclass  # its model is required (ServerSettings), where the shorthand's may be null
+class JudgeServer(ServerSettings, JudgeRole):  # type: ignore[misc]
     """The constraint judge on a server (``judge=local_api``, ``judge=openai``)."""
 
     structured_output: str = "json_schema"
@@ -193,7 +193,7 @@ def register() -> None:
     store.store(name="run_config", node=RunConfig)
     store.store(name="score_config", node=ScoreConfig)
     store.store(group="data", name="locations", node=data_schema())
-    kinds = {
+    kinds: dict[str, dict[str, type]] = {
         "model": {"base": ModelConfig, "hf": HfModel, "api": ApiModel, "gguf": GgufModel},
         "judge": {"none": JudgeRole, "server": JudgeServer},
         "correctness_judge": {"same": CorrectnessRole, "server": CorrectnessServer},
