@@ -88,7 +88,9 @@ class JudgeRole:
     """A judge role's shorthand (``judge=none``: no judge, judge-scored checks unscored)."""
 
     name: str = MISSING
-    model: str | None = None
+    # no default: a kind's required model (``???`` in judge/local_api.yaml) would not
+    # replace one when Hydra merges (a missing value never overwrites)
+    model: str | None = MISSING
 
 
 @dataclass

@@ -68,6 +68,11 @@ def test_the_score_config_is_typed_too() -> None:
     assert OmegaConf.get_type(cfg) is run_config.ScoreConfig
     assert OmegaConf.get_type(cfg, "judge") is run_config.JudgeServer
     assert cfg.judge.timeout == 60.0 and isinstance(cfg.judge.timeout, float)
+    # a kind's required value stays missing under the schema (named by the pre-flight)
+    from sci_tasks.run.preflight import missing_options
+
+    assert missing_options(composed("score", "run_dir=x", "judge=local_api")) == ["judge.model"]
+    assert missing_options(composed("config", "model=hf")) == ["model.args.pretrained"]
 
 
 def test_task_metadata_holds_what_is_set_and_every_judge_role() -> None:
