@@ -94,33 +94,6 @@ class JudgeRole:
 
 
 @dataclass
-class ServerSettings:
-    """An OpenAI-compatible judge server's settings (``metrics.judge.config.JudgeConfig``,
-    which checks their values)."""
-
-    model: str = MISSING
-    base_url: str = MISSING
-    api_key_env: str = "SCI_TASKS_JUDGE_API_KEY"  # the NAME of the variable, never the key
-    temperature: float = 0.0
-    max_tokens: int = 512
-    timeout: float = 60.0
-    concurrency: int = 8
-    max_attempts: int = 4
-    backoff_initial: float = 0.5
-    backoff_max: float = 20.0
-    unavailable_after: int = 10
-    cache: bool = True
-    cache_dir: str | None = None
-
-
-@dataclass  # its model is required (ServerSettings), where the shorthand's may be null
-class JudgeServer(ServerSettings, JudgeRole):  # type: ignore[misc]
-    """The constraint judge on a server (``judge=local_api``, ``judge=openai``)."""
-
-    structured_output: str = "json_schema"
-
-
-@dataclass
 class CorrectnessRole:
     """The correctness role's shorthand (``correctness_judge=same``: the constraint judge
     grades correctness with the project's prompt)."""
@@ -129,9 +102,35 @@ class CorrectnessRole:
     name: str = ""  # added to sci-score's output folder name
 
 
-@dataclass
-class CorrectnessServer(ServerSettings, CorrectnessRole):
-    """A correctness judge of its own (``correctness_judge=compass_verifier``)."""
+def judge_fields(*left_out: str) -> list[tuple[str, Any, Any]]:
+    """A judge server's settings as schema fields: ``JudgeConfig``'s (the one definition of
+    them, which also checks their values), with its types and defaults (``MISSING`` where
+    it has none: ``model``, ``base_url``), in its order."""
+    import dataclasses
+    import typing
+
+    from sci_tasks.metrics.judge.config import JudgeConfig
+
+    types = typing.get_type_hints(JudgeConfig)
+    given = [f for f in dataclasses.fields(JudgeConfig) if f.name not in left_out]
+    unset = dataclasses.MISSING
+    return [(f.name, types[f.name], MISSING if f.default is unset else f.default) for f in given]
+
+
+def server_kind(name: str, role: type, *left_out: str) -> type:
+    """A role's schema with a judge server: the role's shorthand fields (a server's
+    ``model`` required in place of the shorthand's), then the server's settings."""
+    kind = make_dataclass(name, judge_fields(*left_out), bases=(role,))
+    kind.__module__ = __name__  # found by name where a config is pickled (submitit, joblib)
+    return kind
+
+
+# the constraint judge on a server (``judge=local_api``, ``judge=openai``); its ``name`` is
+# the role's (a label: the model unless given)
+JudgeServer = server_kind("JudgeServer", JudgeRole, "name")
+# a correctness judge of its own (``correctness_judge=compass_verifier``): the protocol says
+# how it answers, so no ``structured_output``
+CorrectnessServer = server_kind("CorrectnessServer", CorrectnessRole, "name", "structured_output")
 
 
 @dataclass
