@@ -67,11 +67,11 @@ from sci_tasks.run.preflight import (
     explain,
     preflight,
     resolved_config,
-    run_metadata,
     verbose,
 )
 from sci_tasks.run.replay import replay_arguments
 from sci_tasks.run.results_table import results_table
+from sci_tasks.run_config import data_metadata
 
 __all__ = ["main", "run"]  # the console entry
 
@@ -109,7 +109,7 @@ def run(cfg: DictConfig) -> None:
     except manifest.SecretInConfig as exc:
         remove_if_unused(job_dir)
         raise SystemExit(f"sci-eval: {exc}") from None  # Hydra would echo the overrides
-    metadata = run_metadata(cfg)
+    metadata = data_metadata(cfg)  # where each benchmark's data is: fingerprinted
     data = manifest.data_fingerprints(metadata)
     where = manifest.place(job_dir, manifest.inputs(config, data))
     folder = where.folder

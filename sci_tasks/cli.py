@@ -81,7 +81,6 @@ def preflight(args: argparse.Namespace) -> None:
     (``--metadata '{"judge": ...}'`` or ``SCI_TASKS_JUDGE_*``; none with
     ``--predict_only``) with its key present and its server reachable. A UsageError says
     what is wrong in one line."""
-    from sci_tasks.metrics.judge import resolve, resolve_correctness, resolve_roles
     from sci_tasks.run.preflight import (
         ConfigError,
         ServerUnreachable,
@@ -101,11 +100,15 @@ def preflight(args: argparse.Namespace) -> None:
     check_run(args)
     if getattr(args, "predict_only", False):
         return  # nothing is scored: no judge is asked
+    from sci_tasks.run_settings import RunSettings
+
     metadata = args.metadata if isinstance(args.metadata, dict) else None
     try:
-        judge, correctness = resolve(metadata), resolve_correctness(metadata)
-        judge_preflight(judge, correctness)
-        for other in resolve_roles(metadata).values():  # other roles' judges, juries' jurors
+        # the judges the tasks will resolve from this --metadata (else the environment):
+        # the one conversion of task metadata to settings
+        settings = RunSettings.of_task(metadata)
+        judge_preflight(settings.judge, settings.correctness)
+        for other in settings.roles.values():  # other roles' judges, juries' jurors
             check_judge(other)
     except (ValueError, ConfigError, ServerUnreachable) as exc:
         raise UsageError(str(exc)) from None

@@ -13,6 +13,8 @@ traceback), catches Hydra's exceptions and says each in one line:
   as it is (``model.args``, ``model.gen_kwargs``, ``model.env``) Hydra's ``+key=value`` is
   the right advice and is given;
 * a group option that does not exist lists the group's choices, the closest first;
+* a value of the wrong type (``limit=abc``; the types are the schema's,
+  ``sci_tasks.run_config``) is the option as given, OmegaConf's reason and the schema field;
 * a key added with ``+`` outside those mappings (and the judge roles and ``hydra``, which
   refuse or use what they get) is refused before Hydra runs: nothing would read it.
 
@@ -36,7 +38,7 @@ from hydra.errors import (
     SearchPathException,
 )
 from omegaconf import OmegaConf
-from omegaconf.errors import ConfigAttributeError, ConfigKeyError
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError, ValidationError
 
 FULL_ERROR = "HYDRA_FULL_ERROR"
 OURS = "SCI_TASKS_HYDRA_RAISES"  # HYDRA_FULL_ERROR=1 was set by us, not by the user
@@ -118,10 +120,23 @@ def describe(exc: BaseException, prog: str, config_name: str, args: Sequence[str
         if key.startswith(PASSED_ON):  # passed on as it is: adding it is what the user wants
             return f"{key} is not set by the config: to pass it on, add it: +{key}={value}"
         return f"unknown config key {key!r}{_advice(prog, key, value, config_name, others)}"
+    if isinstance(cause, ValidationError) and key:  # a value of the wrong type (the schema's)
+        return wrong_type(key, cause, overrides)
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     if isinstance(cause, Exception) and str(cause).strip():
         lines.append(str(cause).strip().splitlines()[0])
     return " ".join(lines[:3])
+
+
+def wrong_type(key: str, cause: ValidationError, overrides: Sequence[str]) -> str:
+    """A value the typed schema (``sci_tasks.run_config``) refuses: the option as given,
+    OmegaConf's reason, and the schema field that declares the type."""
+    given = [o for o in overrides if o.lstrip("+~").split("=", 1)[0].strip() == key]
+    option = given[-1].lstrip("+~") if given else f"{key}={cause.value!r}"
+    reason = (str(cause.msg).strip().splitlines() or ["wrong type"])[0]
+    schema = getattr(cause.object_type, "__name__", "")
+    field = f"{schema}.{key.rpartition('.')[2]}" if schema else key
+    return f"{option}: {reason} ({field} in sci_tasks/run_config.py)"
 
 
 def _advice(prog: str, key: str, value: str, config_name: str, overrides: Sequence[str]) -> str:

@@ -38,13 +38,8 @@ from sci_tasks.metrics import judge as judges
 from sci_tasks.metrics.judge import CorrectnessJudge, JudgeConfig
 from sci_tasks.metrics.judge import usage as judge_usage
 from sci_tasks.outputs import write_json, write_jsonl
-from sci_tasks.run_judges import (
-    Roles,
-    correctness_judge_config,
-    judge_config,
-    other_roles,
-    role_metadata,
-)
+from sci_tasks.run_config import task_metadata
+from sci_tasks.run_judges import RunJudges
 from sci_tasks.run_settings import RunSettings
 from sci_tasks.scoring import Scorer, score_all
 
@@ -75,14 +70,15 @@ def our_names() -> frozenset[str]:
     )
 
 
-def load_ours(
-    names: list[str],
-    judge: JudgeConfig | None = None,
-    correctness: CorrectnessJudge | None = None,
-    roles: Roles | None = None,
-) -> dict[str, Any]:
+# a re-score's metadata without judges (``task_metadata`` of a config naming none): every
+# role None, the environment not asked
+NO_JUDGES = RunJudges().metadata()
+
+
+def load_ours(names: list[str], metadata: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """lm-eval's task and group objects for ``names`` (``TaskManager.load``: ``tasks``,
-    ``groups``), built with ``judge`` in their metadata.
+    ``groups``), built with the re-score's ``metadata`` (``run_config.task_metadata``: its
+    judges).
 
     Scoring reads the logged documents and the run's logged settings (``scoring_of``), so
     the task objects are built over the bundled samples: re-scoring never needs the run's
@@ -93,10 +89,7 @@ def load_ours(
         if (folder := samples_dir(b.name)).is_dir()
     }
     manager = sci_tasks.task_manager(
-        metadata={
-            **bundled,
-            **role_metadata(judge, correctness, roles),
-        },
+        metadata={**bundled, **(NO_JUDGES if metadata is None else metadata)},
         include_defaults=False,
     )
     return manager.load(names)
@@ -105,21 +98,21 @@ def load_ours(
 def scoring_of(
     task: Any,
     logged_metadata: Mapping[str, Any] | None = None,
-    judge: JudgeConfig | None = None,
-    correctness: CorrectnessJudge | None = None,
-    roles: Roles | None = None,
+    metadata: Mapping[str, Any] | None = None,
 ) -> TaskScoring:
     """A task's scoring with the settings of the run that logged it (its task config's
-    ``metadata`` in the results: image budget, scorer parameters), ``judge`` and
-    ``correctness`` in place of the run's judges; no logged metadata: the task's own."""
+    ``metadata`` in the results: image budget, scorer parameters), the re-score's
+    ``metadata`` (``run_config.task_metadata``: its judges) over them; no logged metadata:
+    the task's own. The settings come from ``RunSettings.of_task``, as a run's do."""
     from sci_tasks.task import SciTask
 
+    metadata = NO_JUDGES if metadata is None else metadata
     if not isinstance(task, SciTask):  # a plugin's plain lm-eval task: (doc, results), no settings
         plain = task.config.process_results
         return TaskScoring(
             lambda doc, results, _: plain(doc, results),
             # the re-score's judges: how many samples are scored at once
-            RunSettings.of_task(role_metadata(judge, correctness, roles)),
+            RunSettings.of_task(metadata),
             task.aggregation(),
             task.higher_is_better(),
         )
@@ -128,7 +121,7 @@ def scoring_of(
     else:
         # the re-score's judges, every role: none of the run's logged ``judges`` is kept
         logged = {k: v for k, v in logged_metadata.items() if k != "judges"}
-        settings = RunSettings.of_task({**logged, **role_metadata(judge, correctness, roles)})
+        settings = RunSettings.of_task({**logged, **metadata})
     from sci_tasks.task import setting_metrics
 
     # the re-score's own settings (a logged cascade, a jury) may add metrics the task lacks
@@ -149,13 +142,10 @@ def task_scoring(task: str) -> TaskScoring | None:
 
 
 def rescore_run(
-    run_dir: Path,
-    out_dir: Path,
-    judge: JudgeConfig | None,
-    correctness: CorrectnessJudge | None = None,
-    roles: Roles | None = None,
+    run_dir: Path, out_dir: Path, judges: RunJudges, metadata: Mapping[str, Any]
 ) -> list[Path]:
-    """Re-score every run found under ``run_dir`` with ``judge``; returns the results files."""
+    """Re-score every run found under ``run_dir`` with ``judges`` (``metadata``: the
+    re-score's task metadata, ``run_config.task_metadata``); returns the results files."""
     written = []
     results_files = run_folder.results_files(run_dir)  # the model's own, not re-scores
     if not results_files:
@@ -165,7 +155,7 @@ def rescore_run(
         target = out_dir / results_file.parent.relative_to(run_dir)
         target.mkdir(parents=True, exist_ok=True)
         stamp = run_folder.stamp_of(results_file)
-        new = _rescore_one(results_file.parent, stamp, original, target, judge, correctness, roles)
+        new = _rescore_one(results_file.parent, stamp, original, target, judges, metadata)
         path = target / f"results_{datetime.now().isoformat().replace(':', '-')}.json"
         written.append(write_json(path, new))
     return written
@@ -176,10 +166,10 @@ def _rescore_one(
     ts: str,
     original: dict[str, Any],
     target: Path,
-    judge: JudgeConfig | None,
-    correctness: CorrectnessJudge | None = None,
-    roles: Roles | None = None,
+    run_judges: RunJudges,
+    metadata: Mapping[str, Any],
 ) -> dict[str, Any]:
+    judge, correctness = run_judges.judge, run_judges.correctness
     client = judges.client_for(judge)
     calls_before = client.calls if client else 0
     subtasks_of = original.get("group_subtasks", {})
@@ -191,14 +181,12 @@ def _rescore_one(
         and run_folder.samples_file(folder, task, ts).is_file()
     ]
     groups = [g for g in subtasks_of if g in our_names()]
-    loaded: dict[str, Any] = (
-        load_ours(groups, judge, correctness, roles) if groups else {"tasks": {}, "groups": {}}
-    )
+    loaded: dict[str, Any] = load_ours(groups, metadata) if groups else {"tasks": {}, "groups": {}}
     alone = [t for t in ours if t not in loaded["tasks"]]
     if alone:
         loaded["tasks"] = {
             **loaded["tasks"],
-            **load_ours(alone, judge, correctness, roles)["tasks"],
+            **load_ours(alone, metadata)["tasks"],
         }
     bootstrap_iters = int(original.get("config", {}).get("bootstrap_iters", 100000) or 0)
     results: dict[str, Any] = {}
@@ -212,7 +200,7 @@ def _rescore_one(
                 carried.append(task)
             continue
         logged = (original.get("configs", {}).get(task) or {}).get("metadata")
-        scoring = scoring_of(task_obj, logged or {}, judge, correctness, roles)
+        scoring = scoring_of(task_obj, logged or {}, metadata)
         results[task] = _rescore_task(
             task, samples_file, scoring, target, judge, bootstrap_iters, correctness
         )
@@ -323,7 +311,7 @@ def score_manifest(
     )
 
 
-def preflight(cfg: DictConfig, out_dir: Path) -> tuple[Any, Any, Roles]:
+def preflight(cfg: DictConfig, out_dir: Path) -> RunJudges:
     """sci-eval's checks before any work (``run.preflight.judge_preflight``): no option left unset,
     the judges' settings valid, their keys present and their servers reachable. A failure
     is one line, and the output folder Hydra made for the re-score is removed."""
@@ -331,26 +319,22 @@ def preflight(cfg: DictConfig, out_dir: Path) -> tuple[Any, Any, Roles]:
     from sci_tasks.run.preflight import (
         ConfigError,
         ServerUnreachable,
-        config_file,
         judge_preflight,
         resolved_config,
+        run_judges,
     )
 
     choices = {str(k): v for k, v in HydraConfig.get().runtime.choices.items()}
     try:
         resolved_config(cfg, choices)  # an unset option, named with its config file
-        try:
-            judge, correctness = judge_config(cfg), correctness_judge_config(cfg)
-            roles = other_roles(cfg)
-        except ValueError as exc:
-            raise ConfigError(f"judge ({config_file('judge', choices)}): {exc}") from None
-        judge_preflight(judge, correctness)
-        for other in roles.values():
+        judges = run_judges(cfg, choices)  # each role's settings, named with its config file
+        judge_preflight(judges.judge, judges.correctness)
+        for other in judges.roles.values():
             judge_preflight(other)
     except (ConfigError, ServerUnreachable) as exc:
         remove_if_unused(out_dir, snapshot=True)  # Hydra's .hydra/ and score.log only
         raise SystemExit(f"sci-score: {exc}") from None
-    return judge, correctness, roles
+    return judges
 
 
 @hydra.main(config_path="pkg://sci_tasks.conf", config_name="score", version_base="1.3")
@@ -359,15 +343,17 @@ def rescore(cfg: DictConfig) -> None:
 
     run_dir = Path(cfg.run_dir).expanduser().resolve()
     out_dir = Path(HydraConfig.get().runtime.output_dir)
-    judge, correctness, roles = preflight(cfg, out_dir)
+    judges = preflight(cfg, out_dir)
     ledger = judge_usage.start()  # what the judges cost in this re-score
-    written = rescore_run(run_dir, out_dir, judge, correctness, roles)
+    # what every re-scored task receives: the one conversion, as sci-eval's tasks get theirs
+    written = rescore_run(run_dir, out_dir, judges, task_metadata(cfg, judges))
     usage = ledger.summary()
     overrides = [str(o) for o in HydraConfig.get().overrides.task]
-    manifest.write(out_dir, score_manifest(overrides, run_dir, written, judge, correctness, usage))
+    built = score_manifest(overrides, run_dir, written, judges.judge, judges.correctness, usage)
+    manifest.write(out_dir, built)
     for path in written:  # sci-eval's table (strict JSON: a NaN is read back as null)
         results = json.loads(path.read_text(encoding="utf-8"))
-        print(results_table(results, judged=judge is not None))
+        print(results_table(results, judged=judges.judge is not None))
         print(f"re-scored results: {path}")
     for line in judge_usage.summary_lines(usage):
         print(line)

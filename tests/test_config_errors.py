@@ -1,6 +1,8 @@
 """Every config mistake on a Hydra command (sci-eval, sci-score) is one line: an unknown key
 names the closest valid keys, a group typo lists the group's choices, a key added with ``+``
-that nothing reads is refused; HYDRA_FULL_ERROR=1 keeps Hydra's full trace (issue 31).
+that nothing reads is refused, a value of the wrong type names the option and the schema
+field (``sci_tasks.run_config``, issue 30); HYDRA_FULL_ERROR=1 keeps Hydra's full trace
+(issue 31).
 
 The commands run as a user runs them (console scripts, a fresh folder); nothing is loaded
 or written: Hydra fails while composing, before our job starts."""
@@ -74,6 +76,21 @@ def fails(tmp_path: Path, *args: str, **env: str) -> str:
             "sci-eval: no viable alternative at input '[1' See "
             "https://hydra.cc/docs/1.2/advanced/override_grammar/basic for details",
         ),
+        (  # a value of the wrong type: refused while Hydra composes, by the typed schema
+            ["sci-eval", "limit=abc"],
+            "sci-eval: limit=abc: Value 'abc' of type 'str' is incompatible with type hint "
+            "'Optional[Union[int, float]]' (RunConfig.limit in sci_tasks/run_config.py)",
+        ),
+        (
+            ["sci-eval", "data.max_image_pixels=big"],
+            "sci-eval: data.max_image_pixels=big: Value 'big' of type 'str' could not be "
+            "converted to Integer (DataLocations.max_image_pixels in sci_tasks/run_config.py)",
+        ),
+        (
+            ["sci-score", "run_dir=.", "judge=local_api", "judge.model=m", "judge.timeout=soon"],
+            "sci-score: judge.timeout=soon: Value 'soon' of type 'str' could not be converted "
+            "to Float (JudgeServer.timeout in sci_tasks/run_config.py)",
+        ),
         (
             ["sci-score", "run_dir=.", "judge=local_ap"],
             "sci-score: judge=local_ap: no such judge config (did you mean judge=local_api?); "
@@ -95,7 +112,8 @@ def test_a_config_mistake_is_one_line(tmp_path: Path, args: list[str], line: str
 def test_hydra_full_error_keeps_the_full_trace(tmp_path: Path) -> None:
     out = fails(tmp_path, "sci-eval", "batch_size=auto", HYDRA_FULL_ERROR="1")
     assert "Traceback (most recent call last)" in out
-    assert "omegaconf.errors.ConfigAttributeError: Key 'batch_size' is not in struct" in out
+    # the typed schema names itself (sci_tasks.run_config.RunConfig)
+    assert "omegaconf.errors.ConfigAttributeError: Key 'batch_size' not in 'RunConfig'" in out
     assert out.rstrip().endswith(
         "hydra.errors.ConfigCompositionException: Could not override 'batch_size'.\n"
         "To append to your config use +batch_size=auto"

@@ -19,7 +19,8 @@ from omegaconf import DictConfig
 from sci_tasks.outputs import json_safe
 from sci_tasks.quiet import quiet_git_lookup
 from sci_tasks.resolvers import safe_name
-from sci_tasks.run.preflight import Preflight, plain, run_device
+from sci_tasks.run.preflight import Preflight, run_device
+from sci_tasks.run_config import plain
 from sci_tasks.text import make_safe_in_place
 
 log = logging.getLogger("sci_tasks.app")

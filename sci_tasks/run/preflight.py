@@ -20,26 +20,8 @@ from omegaconf import DictConfig, OmegaConf
 
 import sci_tasks
 from sci_tasks import manifest
-from sci_tasks.run_judges import (
-    correctness_judge_config,
-    judge_config,
-    other_roles,
-    role_metadata,
-)
-
-
-def plain(node: Any) -> dict[str, Any]:
-    """A config mapping as a plain dict (an absent node is empty)."""
-    if node is None:
-        return {}
-    data = OmegaConf.to_container(node, resolve=True)
-    assert isinstance(data, dict)
-    return {str(k): v for k, v in data.items()}
-
-
-def run_metadata(cfg: DictConfig) -> dict[str, Any]:
-    """Per-run data locations for the tasks (lm-eval ``metadata``); unset ones are left out."""
-    return {k: v for k, v in plain(cfg.get("data")).items() if v not in (None, "")}
+from sci_tasks.run_config import data_metadata, plain, task_metadata
+from sci_tasks.run_judges import RoleError, RunJudges
 
 
 def is_ours(task: str) -> bool:
@@ -219,7 +201,7 @@ def check_data_locations(cfg: DictConfig) -> None:
 
     try:
         names = [str(t) for t in cfg.tasks.names]
-        check_hub(data_locations(names, run_metadata(cfg)))
+        check_hub(data_locations(names, data_metadata(cfg)))
     except DataError as exc:
         raise ConfigError(manifest.one_line(exc)) from None  # as preflight's errors read
     except ServerUnreachable as exc:
@@ -300,32 +282,15 @@ class Preflight:
 def preflight(cfg: DictConfig, config: dict[str, Any], choices: dict[str, Any]) -> Preflight:
     """Everything a run needs, checked before the model is loaded (see the module text)."""
     check_model_config(config, choices)
-    try:
-        judge = judge_config(cfg)
-    except ValueError as exc:
-        raise ConfigError(f"judge ({config_file('judge', choices)}): {exc}") from None
-    try:
-        correctness = correctness_judge_config(cfg)
-    except ValueError as exc:
-        where = config_file("correctness_judge", choices)
-        raise ConfigError(f"correctness_judge ({where}): {exc}") from None
-    try:
-        roles = other_roles(cfg)  # SciGen's roles, where given (else the judge answers)
-    except ValueError as exc:
-        raise ConfigError(f"judges: {exc}") from None
+    judges = run_judges(cfg, choices)
     names = [str(t) for t in cfg.tasks.names]
     manager = sci_tasks.task_manager(
-        # the judges reach scoring in the tasks' documents, as --metadata's would
-        metadata={
-            **run_metadata(cfg),
-            # constraint families' cascade policies (metrics.cascade), when any is declared
-            **({"cascade": plain(cfg.get("cascade"))} if cfg.get("cascade") else {}),
-            **role_metadata(judge, correctness, roles),
-        },
+        # what every task receives, as --metadata's would: the one conversion
+        metadata=task_metadata(cfg, judges),
         # indexing lm-eval's own thousands of task files takes seconds: only when needed
         include_defaults=not all(is_ours(t) for t in names),
     )
-    check_hub(data_locations(names, run_metadata(cfg)))
+    check_hub(data_locations(names, data_metadata(cfg)))
     try:
         loaded = manager.load(names)  # builds every task: reads its data files and images
     except KeyError as exc:
@@ -338,7 +303,25 @@ def preflight(cfg: DictConfig, config: dict[str, Any], choices: dict[str, Any]) 
         obj for name, obj in {**loaded["groups"], **loaded["tasks"]}.items() if name not in children
     ]
     sources = data_sources(loaded["tasks"], cfg)
-    return Preflight(top, manager, sources, judge, correctness, dict(loaded["groups"]), roles)
+    return Preflight(
+        top,
+        manager,
+        sources,
+        judges.judge,
+        judges.correctness,
+        dict(loaded["groups"]),
+        judges.roles,
+    )
+
+
+def run_judges(cfg: DictConfig, choices: dict[str, Any]) -> RunJudges:
+    """The judges ``cfg`` names, each role's settings checked; a bad one is a ConfigError
+    naming the option and the config file it comes from."""
+    try:
+        return RunJudges.of_config(cfg)
+    except RoleError as exc:
+        where = "" if exc.option == "judges" else f" ({config_file(exc.option, choices)})"
+        raise ConfigError(f"{exc.option}{where}: {exc}") from None
 
 
 def check_images(tasks: dict[str, Any], config: dict[str, Any], choices: dict[str, Any]) -> None:
@@ -368,7 +351,8 @@ def data_sources(tasks: dict[str, Any], cfg: DictConfig) -> dict[str, str]:
     for name in sorted(tasks):
         benchmark = registry.of_task(name)
         if benchmark is not None:
-            sources.setdefault(benchmark.name, locate(benchmark.name, run_metadata(cfg)).describe())
+            location = locate(benchmark.name, data_metadata(cfg))
+            sources.setdefault(benchmark.name, location.describe())
         else:
             others.append(name)
     if others:
