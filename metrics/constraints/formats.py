@@ -118,10 +118,14 @@ def _json_object(text: str, where: str) -> Verdict:
     return Verdict.passed(f"{where} is a JSON object with {plural(len(value), 'key')}")
 
 
+_TRAILING_COMMENT_RE = re.compile(r"[ \t]+#[^'\"\n]*$")
+
+
 def _python_literal(text: str, where: str) -> tuple[object, str]:
     """(value, "") or (None, why not)."""
     if not text:
         return None, f"{where} is empty"
+    text = _TRAILING_COMMENT_RE.sub("", text)  # "{...}  # both in Å": a comment, no code
     if text[0] not in "[({" or text[-1] not in "])}":
         return None, f"{where} is not bracketed: {clip(text)!r}"
     try:

@@ -124,6 +124,13 @@ def _units_verdict(inp: CheckInput, req: Requirement) -> Verdict:
         each = _each_unit_in_reply(inp.response, req, verdict)
         if each.score == 1.0:
             return each
+    # "{'d': 2.354, 'a': 4.077}  # both in Å": the answer names the unit of its bare values
+    for shown, units in named_units(clean_unit_text(region[0])) if own else []:
+        if carries(units, req.units):
+            return Verdict.passed(
+                f"the final answer names its values' unit {shown!r} = {req.show()}; "
+                f"{verdict.reason}"
+            )
     numbers = [q.number for q in own]
     for text, where, any_precision in places_stating_the_unit(
         inp.response, region[0], numbers, inp.question or ""
