@@ -270,6 +270,9 @@ def _join(text: str, lines: list[Span]) -> Span:
 COPY_MIN_WORDS = 6
 
 
+_CHOICE_LINE_RE = re.compile(r"^[ \t]*>[^\n]*$", re.M)
+
+
 def strip_copied(response: str, question: str, min_words: int = COPY_MIN_WORDS) -> tuple[str, int]:
     """``response`` without the text it copies from ``question``, and how many characters
     were removed.
@@ -282,7 +285,10 @@ def strip_copied(response: str, question: str, min_words: int = COPY_MIN_WORDS) 
     (a method's name, a unit, an option, an entity) are kept. Linear: one pass over the
     response with a set of the question's ``min_words``-word windows.
     """
-    windows, starts = _question_windows(question or "", min_words)
+    # the options of a CHOICE LIST ("> 5 Avenue Anatole France, 75007 Paris, ...") are
+    # what a reply is asked to copy: choosing one is an answer, not a copied question
+    question = _CHOICE_LINE_RE.sub("", question or "")
+    windows, starts = _question_windows(question, min_words)
     if not windows or not response:
         return response, 0
     words = response.split()  # same tokens as \S+; positions only when a run is found
