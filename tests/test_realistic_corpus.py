@@ -59,7 +59,7 @@ def test_the_corpus_has_the_shape_the_issue_asks_for() -> None:
     # every round keeps about a third or more held out (round four's part read at its end)
     held_out = [q for q in questions.values() if q["split"].startswith("heldout")]
     assert len(held_out) / len(questions) >= 1 / 3
-    newest = [q for q in questions.values() if q["split"] == "heldout5"]
+    newest = [q for q in questions.values() if q["split"] == "heldout6"]
     assert len(newest) >= 15 and {q["discipline"] for q in newest} == {
         "chemistry", "geography", "biology", "material", "physics",
     }  # fmt: skip
@@ -80,8 +80,8 @@ def _agreement(items: list, split: str) -> tuple[float, float]:
 def test_rule_decided_verdicts_agree_with_the_labels_as_measured(items: list) -> None:
     dev_agree, dev_false_pass = _agreement(items, "dev")
     assert dev_agree >= 0.96 and dev_false_pass <= 0.02, (dev_agree, dev_false_pass)
-    # rounds three, four and five's development parts, worked on
-    for part, floor in (("dev3", 0.90), ("dev4", 0.96), ("dev5", 0.96)):
+    # rounds three to six's development parts, worked on (dev6: 84.7% when first read)
+    for part, floor in (("dev3", 0.90), ("dev4", 0.96), ("dev5", 0.96), ("dev6", 0.88)):
         agree, false_pass = _agreement(items, part)
         assert agree >= floor and false_pass <= 0.02, (part, agree, false_pass)
     # the spent held-out sets (each read once at the end of its round, then worked on)
@@ -91,6 +91,7 @@ def test_rule_decided_verdicts_agree_with_the_labels_as_measured(items: list) ->
         ("heldout3", 0.92),
         ("heldout4", 0.88),  # 88.2% when read at the end of round four
         ("heldout5", 0.96),  # 80.9% when read at the end of round five
+        ("heldout6", 0.96),  # 92.2% when read at the end of round six
     ):
         agree, false_pass = _agreement(items, part)
         assert agree >= floor and false_pass <= 0.03, (part, agree, false_pass)
