@@ -75,7 +75,7 @@ from sci_tasks.metrics.constraints.text import (
     sentences_matching,
     show_items,
 )
-from sci_tasks.metrics.constraints.unmarked_answers import LITERAL_LINE_RE, SHAPE_ASKED_RE
+from sci_tasks.metrics.constraints.unmarked_answers import literal_lines
 from sci_tasks.metrics.verdict import Verdict
 
 # --------------------------------------------------------------------------- letter case
@@ -112,10 +112,7 @@ def _keys_and_values_scope(inp: CheckInput, key: re.Pattern[str]) -> str:
 def _shaped_answer(inp: CheckInput, key: re.Pattern[str]) -> str:
     """ "Write the tuple in lowercase": the reply's last line that is one tuple / list /
     dict literal, when the sentence stating the case names that shape; else ""."""
-    said = " ".join(sentences_matching(inp.question or "", key))
-    if not SHAPE_ASKED_RE.search(said):
-        return ""
-    found = LITERAL_LINE_RE.findall(inp.response)
+    found = literal_lines(inp.response, " ".join(sentences_matching(inp.question or "", key)))
     return found[-1] if found else ""
 
 

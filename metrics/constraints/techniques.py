@@ -38,7 +38,7 @@ from sci_tasks.metrics.constraints.text import (
     clip,
     non_empty_lines,
 )
-from sci_tasks.metrics.constraints.unmarked_answers import LITERAL_LINE_RE, SHAPE_ASKED_RE
+from sci_tasks.metrics.constraints.unmarked_answers import literal_lines
 from sci_tasks.metrics.verdict import Verdict
 
 
@@ -246,7 +246,9 @@ def characterization_technique_format(inp: CheckInput) -> Verdict:
         text, where = span.text, f"the final answer ({span.source})"
     elif blocks:  # the structured answer (a list, a dict) the question asked for
         text, where = blocks[-1].body, "the final answer (the last ``` block)"
-    elif shaped := _shaped_lines(inp):  # "give your answer ... as a Python tuple"
+    elif shaped := [  # "give your answer ... as a Python tuple": the literal naming one
+        line for line in literal_lines(inp.response, inp.question or "") if _tech_hits(line)
+    ]:
         text, where = shaped[-1], "the answer line of the shape the question names"
     else:
         text, where = inp.response, "the response"
@@ -286,14 +288,6 @@ def characterization_technique_format(inp: CheckInput) -> Verdict:
             )
         names = ", ".join(h.technique.name for h in ok[:3])
     return Verdict.passed(f"technique in {where}: {names} ({fmt_words})")
-
-
-def _shaped_lines(inp: CheckInput) -> list[str]:
-    """Lines that are one tuple / list / dict literal naming a technique, where the question
-    names that shape for the answer."""
-    if not SHAPE_ASKED_RE.search(inp.question or ""):
-        return []
-    return [m.group() for m in LITERAL_LINE_RE.finditer(inp.response) if _tech_hits(m.group())]
 
 
 def _format_ok(hit: _TechHit, fmt: str) -> bool:

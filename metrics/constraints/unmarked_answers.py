@@ -161,6 +161,12 @@ LITERAL_LINE_RE = re.compile(
 )
 
 
+def literal_lines(response: str, asked: str) -> list[str]:
+    """The reply's lines that are one tuple / list / dict literal, when ``asked`` (the
+    question, or its sentence stating a requirement) names that shape; else []."""
+    return LITERAL_LINE_RE.findall(response) if SHAPE_ASKED_RE.search(asked) else []
+
+
 def shaped_answers(response: str, question: str) -> list[tuple[int, int]]:
     """Where the reply gives its answer in the shape the question names (a line that is one
     tuple / list / dict literal, or a fenced block), when it names one."""
